@@ -19,32 +19,32 @@ size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ppt(a);
+static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
 /* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
-static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ring_slot(const kfi_dwbpi_args *a) {
   return a->ow;
 }
 
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 1 float dy rows */
-  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ntasks(a) * (a->w + kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_tasks(a) * (a->w + kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ring_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
    (the rows an output row needs are 1 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
-static const float *kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
+static const float *kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ring_row(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m;
   float *r = ring + k * SL;
@@ -61,7 +61,7 @@ static const float *kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(float *ring, int
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*2 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_in0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_interior0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   int64_t q = q0, j;
@@ -110,7 +110,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_in0(uint16_t *restrict d, c
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_acc0(float *restrict r, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   int64_t q;
@@ -126,7 +126,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_acc0(float *restrict r, con
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_bd0(uint16_t *d, const float *g0_0, int v0,
+static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_border_group0(uint16_t *d, const float *g0_0, int v0,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -159,13 +159,13 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  const int64_t ppt = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 2), qe = kfi_floordiv(W - 1 + PL, 2) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 2), qhi = kfi_floordiv(W + PL, 2);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
-  const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(a);
+  const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ring_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + SL), *ring = row + W;
   int64_t tag[1];
   if (qlo < 0) qlo = 0;
@@ -194,21 +194,21 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ring_row(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_border_group0(d, g0_0, v0, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0) {
-              kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_in0(d, g0_0, fl, q, qhi, PL);
+              kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_interior0(d, g0_0, fl, q, qhi, PL);
             } else {
               float *r = row;
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_acc0(r, g0_0, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_add_filter_row0(r, g0_0, fl, q, qhi, PL);
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_border_group0(d, g0_0, v0, fl, q, W, OW, PL);
         }
         break;
         case 1:
@@ -226,7 +226,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
 
 void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_tasks(a));
 }
 
 #if defined(__clang__)

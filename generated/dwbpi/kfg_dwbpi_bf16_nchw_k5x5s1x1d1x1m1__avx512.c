@@ -19,19 +19,19 @@ size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ppt(a);
+static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
 /* Ring slot length: the dy row with 4 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
-static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_slot(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_slot(const kfi_dwbpi_args *a) {
   const int64_t rp = a->w + a->pad_left - a->ow;
   return 4 + a->ow + (rp > 0 ? rp : 0);
 }
@@ -39,13 +39,13 @@ static int64_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_slot(const kfi_dwbpi_a
 size_t kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 5 float dy rows */
-  return (size_t)(kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ntasks(a) * (a->w + 5 * kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_tasks(a) * (a->w + 5 * kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*5 + oy mod 5
    (the rows an output row needs are 5 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
-static const float *kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
+static const float *kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 5 + oy % 5;
   float *r = ring + k * SL + 4;
@@ -62,7 +62,7 @@ static const float *kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(float *ring, i
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_in0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_interior0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_1_0 = f[1];
@@ -232,13 +232,13 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_in0(uint16_t *restrict d,
 #endif
 
 /* x clamped to [0, n] */
-static inline int kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(int64_t x, int n) {
+static inline int kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(int64_t x, int n) {
   return x < 0 ? 0 : x > n ? n : (int)x;
 }
 
 /* Every filter row exists; 16 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 16; j++) {
@@ -277,19 +277,19 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0, 16);
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(-q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0, 16);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 16);
+  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(1 - q0, 16), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 1, 16);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(2 - q0, 16), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 2, 16);
+  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(2 - q0, 16), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 2, 16);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(3 - q0, 16), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 3, 16);
+  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(3 - q0, 16), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 3, 16);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(4 - q0, 16), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 4, 16);
+  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(4 - q0, 16), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 4, 16);
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -402,9 +402,9 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
   }
 }
 
-/* As mb, for the block at column 0 or W - 16 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 16 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*16 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 16; j++) {
@@ -525,38 +525,38 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_16(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_16(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 16) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 16;
   }
   while (x < xl && x < W) {
     xb = x < W - 16 ? x : W - 16;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 16;
   }
   if (v0 && v1 && v2 && v3 && v4) {
-    for (; x + 16 <= xr; x += 16) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
   } else {
-    for (; x + 16 <= xr; x += 16) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 16) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 16 + PL, PL, mR);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 16 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 16 ? x : W - 16;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 16;
   }
 }
 
 /* Every filter row exists; 8 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -595,19 +595,19 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0, 8);
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(-q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 8);
+  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(1 - q0, 8), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(2 - q0, 8), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 2, 8);
+  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(2 - q0, 8), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 2, 8);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(3 - q0, 8), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 3, 8);
+  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(3 - q0, 8), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 3, 8);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(4 - q0, 8), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 4, 8);
+  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(4 - q0, 8), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 4, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -720,9 +720,9 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
   }
 }
 
-/* As mb, for the block at column 0 or W - 8 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 8 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -843,38 +843,38 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_8(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_8(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 8;
   }
   while (x < xl && x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 8;
   }
   if (v0 && v1 && v2 && v3 && v4) {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
   } else {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 8 + PL, PL, mR);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 8 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
 
 /* Every filter row exists; 4 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -913,19 +913,19 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0, 4);
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(-q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 4);
+  const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(1 - q0, 4), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(2 - q0, 4), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 2, 4);
+  const int lo2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(2 - q0, 4), hi2 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 2, 4);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(3 - q0, 4), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 3, 4);
+  const int lo3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(3 - q0, 4), hi3 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 3, 4);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(4 - q0, 4), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clampb(OW - q0 + 4, 4);
+  const int lo4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(4 - q0, 4), hi4 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_clamp_lanes(OW - q0 + 4, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -1038,9 +1038,9 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
   }
 }
 
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 4 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -1161,31 +1161,31 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
+static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_4(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
   if (v0 && v1 && v2 && v3 && v4) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_fb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_full_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, f, x + PL, PL);
   } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mk0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_edge_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_mb0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
+    kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_block0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -1193,7 +1193,7 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nch
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc0(float *restrict r, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_1_0 = f[1];
@@ -1214,7 +1214,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc0(float *restrict r, c
   }
 }
 
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc1(float *restrict r, const float *restrict g1_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row1(float *restrict r, const float *restrict g1_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[5];
   const float f1_1_0 = f[6];
@@ -1235,7 +1235,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc1(float *restrict r, c
   }
 }
 
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc2(float *restrict r, const float *restrict g2_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row2(float *restrict r, const float *restrict g2_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f2_0_0 = f[10];
   const float f2_1_0 = f[11];
@@ -1256,7 +1256,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc2(float *restrict r, c
   }
 }
 
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc3(float *restrict r, const float *restrict g3_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row3(float *restrict r, const float *restrict g3_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f3_0_0 = f[15];
   const float f3_1_0 = f[16];
@@ -1277,7 +1277,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc3(float *restrict r, c
   }
 }
 
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc4(float *restrict r, const float *restrict g4_0, const float *restrict f,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row4(float *restrict r, const float *restrict g4_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f4_0_0 = f[20];
   const float f4_1_0 = f[21];
@@ -1301,7 +1301,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc4(float *restrict r, c
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_bd0(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4,
+static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_border_group0(uint16_t *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, int v0, int v1, int v2, int v3, int v4,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -1405,13 +1405,13 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_task(void *ctx, size_t t)
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  const int64_t ppt = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[25]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*1 + m] */
-  const int64_t SL = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_slot(a);
+  const int64_t SL = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + 5 * SL), *ring = row + W;
   int64_t tag[5];
   /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
@@ -1472,46 +1472,46 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 4; /* missing: any readable row */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
+          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ring_row(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 4; /* missing: any readable row */
           int64_t q = qs;
           if (PL >= 0 && W >= 4) {
             if (W >= 16)
-              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_16(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 8)
-              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_8(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 4)
-              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_masked_row0_4(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_border_group0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2 && v3 && v4) {
-              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_in0(d, g0_0, g1_0, g2_0, g3_0, g4_0, fl, q, qhi, PL);
+              kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_interior0(d, g0_0, g1_0, g2_0, g3_0, g4_0, fl, q, qhi, PL);
             } else {
               float *r = row;
               for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc0(r, g0_0, fl, q, qhi, PL);
-              if (v1) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc1(r, g1_0, fl, q, qhi, PL);
-              if (v2) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc2(r, g2_0, fl, q, qhi, PL);
-              if (v3) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc3(r, g3_0, fl, q, qhi, PL);
-              if (v4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_acc4(r, g4_0, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row0(r, g0_0, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row1(r, g1_0, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row2(r, g2_0, fl, q, qhi, PL);
+              if (v3) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row3(r, g3_0, fl, q, qhi, PL);
+              if (v4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_add_filter_row4(r, g4_0, fl, q, qhi, PL);
               for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_border_group0(d, g0_0, g1_0, g2_0, g3_0, g4_0, v0, v1, v2, v3, v4, fl, q, W, OW, PL);
         }
       }
     }
@@ -1520,7 +1520,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_task(void *ctx, size_t t)
 
 void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_tasks(a));
 }
 
 #if defined(__clang__)

@@ -38,7 +38,7 @@ size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args) {
    PP <= 3 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -148,27 +148,27 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk00(2, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body00(2, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk00(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body00(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk00(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body00(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk00(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body00(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -221,7 +221,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -286,7 +286,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -394,31 +394,31 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk01(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body01(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -459,7 +459,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -509,7 +509,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 3 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -589,27 +589,27 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk10(2, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body10(2, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk10(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body10(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk10(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body10(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk10(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body10(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -648,7 +648,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -696,7 +696,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -776,31 +776,31 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_blk11(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block_body11(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -831,7 +831,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -897,20 +897,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair00(r0, r2, r4, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair00(r0, r2, r4, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel00(r0, r2, r4, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 3 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
@@ -922,14 +922,14 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1019,20 +1019,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair01(r0, r2, r4, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ia), d + ia * C,
-                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair01(r0, r2, r4, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel01(r0, r2, r4, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 4 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
@@ -1044,15 +1044,15 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1145,20 +1145,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair10(r1, r3, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair10(r1, r3, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single10(r1, r3, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel10(r1, r3, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 3 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
@@ -1170,14 +1170,14 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1247,20 +1247,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_pair11(r1, r3, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ia), d + ia * C,
-                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pair11(r1, r3, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_single11(r1, r3, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_border_pixel11(r1, r3, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 4 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
@@ -1272,15 +1272,15 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fast11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

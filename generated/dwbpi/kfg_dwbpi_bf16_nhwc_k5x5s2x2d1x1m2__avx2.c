@@ -44,7 +44,7 @@ size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_scratch(const void *args) {
    PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -279,31 +279,31 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf1
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk00(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body00(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -366,7 +366,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -477,7 +477,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
    PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -699,39 +699,39 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf1
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(5, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(5, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk01(5, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body01(5, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -779,7 +779,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -860,7 +860,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
    PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1026,31 +1026,31 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf1
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk10(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body10(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -1096,7 +1096,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair10(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -1175,7 +1175,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
    PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
+static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1334,39 +1334,39 @@ static inline kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_bf1
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(5, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(5, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_3(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_4(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_5(const uint16_t *g1, const uint16_t *g3, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_blk11(5, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block_body11(5, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -1402,7 +1402,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair11(const uint16_t *r1, const uint16_t *r3, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -1489,20 +1489,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair00(r0, r2, r4, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair00(r0, r2, r4, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single00(r0, r2, r4, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel00(r0, r2, r4, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 4 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
@@ -1514,15 +1514,15 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1631,20 +1631,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair01(r0, r2, r4, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair01(r0, r2, r4, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single01(r0, r2, r4, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel01(r0, r2, r4, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 5 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
@@ -1656,17 +1656,17 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1772,20 +1772,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair10(r1, r3, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair10(r1, r3, vm, (ia + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single10(r1, r3, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel10(r1, r3, vm, (ix + PL - 4) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 4 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
@@ -1797,15 +1797,15 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_bf16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1888,20 +1888,20 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_pair11(r1, r3, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pair11(r1, r3, vm, (ia + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_single11(r1, r3, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_border_pixel11(r1, r3, vm, (ix + PL - 3) / 2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 5 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
@@ -1913,17 +1913,17 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_row1(const kfg_dwbpi_bf16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fast11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_block11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_checked_block11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

@@ -38,7 +38,7 @@ size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_scratch(const void *args) {
    PP <= 2 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6,
+static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -284,19 +284,19 @@ static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk00(2, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body00(2, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk00(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body00(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -396,7 +396,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair00(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -579,7 +579,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 2 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6,
+static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -777,19 +777,19 @@ static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk01(2, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body01(2, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *g4, const uint16_t *g6, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk01(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body01(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -869,7 +869,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair01(const uint16_t *r0, const uint16_t *r2, const uint16_t *r4, const uint16_t *r6, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -1012,7 +1012,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 2 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3, const uint16_t *g5,
+static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body10(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3, const uint16_t *g5,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1201,19 +1201,19 @@ static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk10(2, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body10(2, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block10_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk10(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body10(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single10(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel10(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -1291,7 +1291,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair10(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair10(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -1432,7 +1432,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
    PP <= 2 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3, const uint16_t *g5,
+static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body11(const int PP, const int rc, const uint16_t *g1, const uint16_t *g3, const uint16_t *g5,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1585,19 +1585,19 @@ static inline kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_INLINE void kfg_dwbpi_bf16
   }
 }
 
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk11(2, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body11(2, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block11_2(const uint16_t *g1, const uint16_t *g3, const uint16_t *g5, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_blk11(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block_body11(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single11(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel11(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -1660,7 +1660,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair11(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
+static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_NOINLINE void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair11(const uint16_t *r1, const uint16_t *r3, const uint16_t *r5, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -1803,20 +1803,20 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row0(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair00(r0, r2, r4, r6, vm, (ia + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair00(r0, r2, r4, r6, vm, (ia + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
@@ -1827,16 +1827,16 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row0(const kfg_dwbpi_bf16_nh
           const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
-            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single00(r0, r2, r4, r6, vm, q0, 15u, flt, o, CM, cb, ce);
+            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel00(r0, r2, r4, r6, vm, q0, 15u, flt, o, CM, cb, ce);
           else
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2003,20 +2003,20 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row0(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair01(r0, r2, r4, r6, vm, (ia + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ia), d + ia * C,
-                      (ib + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair01(r0, r2, r4, r6, vm, (ia + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
@@ -2027,16 +2027,16 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row0(const kfg_dwbpi_bf16_nh
           const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
-            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single01(r0, r2, r4, r6, vm, q0, 7u, flt, o, CM, cb, ce);
+            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel01(r0, r2, r4, r6, vm, q0, 7u, flt, o, CM, cb, ce);
           else
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2196,20 +2196,20 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row1(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair10(r1, r3, r5, vm, (ia + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair10(r1, r3, r5, vm, (ia + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel10(r1, r3, r5, vm, (ix + PL - 6) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
@@ -2220,16 +2220,16 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row1(const kfg_dwbpi_bf16_nh
           const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
-            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single10(r1, r3, r5, vm, q0, 15u, flt, o, CM, cb, ce);
+            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel10(r1, r3, r5, vm, q0, 15u, flt, o, CM, cb, ce);
           else
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2362,20 +2362,20 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row1(const kfg_dwbpi_bf16_nh
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_pair11(r1, r3, r5, vm, (ia + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ia), d + ia * C,
-                      (ib + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pair11(r1, r3, r5, vm, (ia + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel11(r1, r3, r5, vm, (ix + PL - 5) / 2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_CM
+#undef kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
@@ -2386,16 +2386,16 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_row1(const kfg_dwbpi_bf16_nh
           const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
-            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_single11(r1, r3, r5, vm, q0, 7u, flt, o, CM, cb, ce);
+            kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_border_pixel11(r1, r3, r5, vm, q0, 7u, flt, o, CM, cb, ce);
           else
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fast11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_block11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

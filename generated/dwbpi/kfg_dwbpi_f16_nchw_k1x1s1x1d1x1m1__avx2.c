@@ -19,19 +19,19 @@ size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ppt(a);
+static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
 /* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
-static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_slot(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ring_slot(const kfi_dwbpi_args *a) {
   const int64_t rp = a->w + a->pad_left - a->ow;
   return a->ow + (rp > 0 ? rp : 0);
 }
@@ -39,13 +39,13 @@ static int64_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_slot(const kfi_dwbpi_args
 size_t kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 1 float dy rows */
-  return (size_t)(kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(a) * (a->w + kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_tasks(a) * (a->w + kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ring_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
    (the rows an output row needs are 1 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
-static const float *kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
+static const float *kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ring_row(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m;
   float *r = ring + k * SL;
@@ -62,7 +62,7 @@ static const float *kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_cv(float *ring, int6
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_in0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_interior0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   int64_t q = q0, j;
@@ -103,13 +103,13 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_in0(uint16_t *restrict d, co
 #endif
 
 /* x clamped to [0, n] */
-static inline int kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clampb(int64_t x, int n) {
+static inline int kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clamp_lanes(int64_t x, int n) {
   return x < 0 ? 0 : x > n ? n : (int)x;
 }
 
 /* Every filter row exists; 8 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_fb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_full_block0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -124,11 +124,11 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_8(uint16_t *restrict d, const float *restrict g0_0, int v0,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_8(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clampb(-q0, 8), hi0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0, 8);
+  const int lo0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clamp_lanes(-q0, 8), hi0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clamp_lanes(OW - q0, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -141,9 +141,9 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
   }
 }
 
-/* As mb, for the block at column 0 or W - 8 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 8 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_8(uint16_t *restrict d, const float *restrict g0_0, int v0,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_8(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -164,38 +164,38 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_row0_8(uint16_t *d, const float *g0_0, int v0, const float *f,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_row0_8(uint16_t *d, const float *g0_0, int v0, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_8(d, g0_0, v0, f, PL, PL, mL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_8(d, g0_0, v0, f, PL, PL, mL);
     x = 8;
   }
   while (x < xl && x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_8(d, g0_0, v0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_8(d, g0_0, v0, f, xb + PL, OW, PL);
     x = xb + 8;
   }
   if (v0) {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_fb0_8(d, g0_0, f, x + PL, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_full_block0_8(d, g0_0, f, x + PL, PL);
   } else {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_8(d, g0_0, v0, f, x + PL, OW, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_8(d, g0_0, v0, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_8(d, g0_0, v0, f, W - 8 + PL, PL, mR);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_8(d, g0_0, v0, f, W - 8 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_8(d, g0_0, v0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_8(d, g0_0, v0, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
 
 /* Every filter row exists; 4 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_fb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_full_block0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -210,11 +210,11 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_4(uint16_t *restrict d, const float *restrict g0_0, int v0,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_4(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clampb(-q0, 4), hi0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0, 4);
+  const int lo0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clamp_lanes(-q0, 4), hi0 = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_clamp_lanes(OW - q0, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -227,9 +227,9 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
   }
 }
 
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 4 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_4(uint16_t *restrict d, const float *restrict g0_0, int v0,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_4(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -250,31 +250,31 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_row0_4(uint16_t *d, const float *g0_0, int v0, const float *f,
+static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_row0_4(uint16_t *d, const float *g0_0, int v0, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_4(d, g0_0, v0, f, PL, PL, mL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_4(d, g0_0, v0, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_4(d, g0_0, v0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_4(d, g0_0, v0, f, xb + PL, OW, PL);
     x = xb + 4;
   }
   if (v0) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_fb0_4(d, g0_0, f, x + PL, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_full_block0_4(d, g0_0, f, x + PL, PL);
   } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_4(d, g0_0, v0, f, x + PL, OW, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_4(d, g0_0, v0, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mk0_4(d, g0_0, v0, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_edge_block0_4(d, g0_0, v0, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_mb0_4(d, g0_0, v0, f, xb + PL, OW, PL);
+    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_block0_4(d, g0_0, v0, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -282,7 +282,7 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_acc0(float *restrict r, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   int64_t q;
@@ -298,7 +298,7 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_acc0(float *restrict r, cons
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_bd0(uint16_t *d, const float *g0_0, int v0,
+static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_border_group0(uint16_t *d, const float *g0_0, int v0,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -322,13 +322,13 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
-  const int64_t SL = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_slot(a);
+  const int64_t SL = kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ring_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + SL), *ring = row + W;
   int64_t tag[1];
   /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
@@ -368,28 +368,28 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ring_row(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           if (PL >= 0 && W >= 4) {
             if (W >= 8)
-              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_row0_8(d, g0_0, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_row0_8(d, g0_0, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 4)
-              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_row0_4(d, g0_0, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_masked_row0_4(d, g0_0, v0, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_border_group0(d, g0_0, v0, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0) {
-              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_in0(d, g0_0, fl, q, qhi, PL);
+              kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_interior0(d, g0_0, fl, q, qhi, PL);
             } else {
               float *r = row;
               for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_acc0(r, g0_0, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_add_filter_row0(r, g0_0, fl, q, qhi, PL);
               for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_f16(r[i]);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_bd0(d, g0_0, v0, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_border_group0(d, g0_0, v0, fl, q, W, OW, PL);
         }
       }
     }
@@ -398,7 +398,7 @@ static void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
 
 void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_tasks(a));
 }
 
 #if defined(__clang__)

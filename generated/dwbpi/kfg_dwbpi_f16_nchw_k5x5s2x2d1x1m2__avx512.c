@@ -19,32 +19,32 @@ size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ppt(a);
+static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
 /* Ring slot length: the dy row with 0 pad columns before and the right
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
-static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_slot(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_slot(const kfi_dwbpi_args *a) {
   return a->ow;
 }
 
 size_t kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 6 float dy rows */
-  return (size_t)(kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ntasks(a) * (a->w + 6 * kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_tasks(a) * (a->w + 6 * kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*3 + oy mod 3
    (the rows an output row needs are 3 consecutive dy rows at most, and
    rows are visited in increasing order: each is converted once a plane). */
-static const float *kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
+static const float *kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 3 + oy % 3;
   float *r = ring + k * SL;
@@ -61,7 +61,7 @@ static const float *kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(float *ring, in
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*2 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_interior0(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -268,7 +268,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in0(uint16_t *restrict d, 
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -303,7 +303,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc0(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f2_0_0 = f[20];
   const float f2_0_1 = f[21];
@@ -338,7 +338,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc2(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc4(float *restrict r, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row4(float *restrict r, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f4_0_0 = f[40];
   const float f4_0_1 = f[41];
@@ -376,7 +376,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc4(float *restrict r, co
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd0(uint16_t *d, const float *g0_0, const float *g0_1, const float *g2_0, const float *g2_1, const float *g4_0, const float *g4_1, int v0, int v2, int v4,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group0(uint16_t *d, const float *g0_0, const float *g0_1, const float *g2_0, const float *g2_1, const float *g4_0, const float *g4_1, int v0, int v2, int v4,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -471,7 +471,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd0(uint16_t *d, const flo
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*2 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in1(uint16_t *restrict d, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_interior1(uint16_t *restrict d, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[10];
   const float f1_0_1 = f[11];
@@ -628,7 +628,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in1(uint16_t *restrict d, 
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[10];
   const float f1_0_1 = f[11];
@@ -663,7 +663,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc1(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc3(float *restrict r, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row3(float *restrict r, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f3_0_0 = f[30];
   const float f3_0_1 = f[31];
@@ -701,7 +701,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc3(float *restrict r, co
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v1.. is set. */
-static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd1(uint16_t *d, const float *g1_0, const float *g1_1, const float *g3_0, const float *g3_1, int v1, int v3,
+static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group1(uint16_t *d, const float *g1_0, const float *g1_1, const float *g3_0, const float *g3_1, int v1, int v3,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -775,13 +775,13 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_task(void *ctx, size_t t) 
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 2), qe = kfi_floordiv(W - 1 + PL, 2) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 2), qhi = kfi_floordiv(W + PL, 2);
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[50]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*5 + fx)*2 + m] */
-  const int64_t SL = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_slot(a);
+  const int64_t SL = kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_slot(a);
   float *row = (float *)a->scratch + (int64_t)t * (W + 6 * SL), *ring = row + W;
   int64_t tag[6];
   if (qlo < 2) qlo = 2;
@@ -811,59 +811,59 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring; /* missing: any readable row */
-          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 0, oy2, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 1, oy2, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring; /* missing: any readable row */
-          const float *g4_1 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy4, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g4_0 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 0, oy4, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g4_1 = v4 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 1, oy4, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, v0, v2, v4, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, v0, v2, v4, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v2 && v4) {
-              kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, fl, q, qhi, PL);
+              kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_interior0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, fl, q, qhi, PL);
             } else {
               float *r = row;
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
-              if (v2) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
-              if (v4) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc4(r, g4_0, g4_1, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row0(r, g0_0, g0_1, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row2(r, g2_0, g2_1, fl, q, qhi, PL);
+              if (v4) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row4(r, g4_0, g4_1, fl, q, qhi, PL);
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) d[i] = kfi_st_f16(r[i]);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, v0, v2, v4, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, v0, v2, v4, fl, q, W, OW, PL);
         }
         break;
         case 1:
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring; /* missing: any readable row */
-          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 0, oy1, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 1, oy1, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring; /* missing: any readable row */
-          const float *g3_1 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_cv(ring, tag, gp, 1, oy3, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g3_0 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 0, oy3, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g3_1 = v3 ? kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ring_row(ring, tag, gp, 1, oy3, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd1(d, g1_0, g1_1, g3_0, g3_1, v1, v3, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group1(d, g1_0, g1_1, g3_0, g3_1, v1, v3, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v1 && v3) {
-              kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_in1(d, g1_0, g1_1, g3_0, g3_1, fl, q, qhi, PL);
+              kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_interior1(d, g1_0, g1_1, g3_0, g3_1, fl, q, qhi, PL);
             } else {
               float *r = row;
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) r[i] = 0;
-              if (v1) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
-              if (v3) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_acc3(r, g3_0, g3_1, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row1(r, g1_0, g1_1, fl, q, qhi, PL);
+              if (v3) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_add_filter_row3(r, g3_0, g3_1, fl, q, qhi, PL);
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) d[i] = kfi_st_f16(r[i]);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_bd1(d, g1_0, g1_1, g3_0, g3_1, v1, v3, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_border_group1(d, g1_0, g1_1, g3_0, g3_1, v1, v3, fl, q, W, OW, PL);
         }
         break;
         default:
@@ -876,7 +876,7 @@ static void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_task(void *ctx, size_t t) 
 
 void kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_tasks(a));
 }
 
 #if defined(__clang__)

@@ -44,7 +44,7 @@ size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args) {
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -180,55 +180,55 @@ static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f1
   }
 }
 
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk00(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single00(const uint16_t *r0, const uint16_t *r2, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel00(const uint16_t *r0, const uint16_t *r2, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -259,7 +259,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair00(const uint16_t *r0, const uint16_t *r2, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair00(const uint16_t *r0, const uint16_t *r2, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -297,7 +297,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -409,55 +409,55 @@ static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f1
   }
 }
 
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk01(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single01(const uint16_t *r0, const uint16_t *r2, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel01(const uint16_t *r0, const uint16_t *r2, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -480,7 +480,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair01(const uint16_t *r0, const uint16_t *r2, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair01(const uint16_t *r0, const uint16_t *r2, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -508,7 +508,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(const int PP, const int rc, const uint16_t *g1,
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(const int PP, const int rc, const uint16_t *g1,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -596,55 +596,55 @@ static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f1
   }
 }
 
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_5(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_6(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_7(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_8(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_2(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_2(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_3(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_3(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_4(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_4(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_5(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_5(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_6(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_6(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_7(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_7(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_8(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_8(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk10(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single10(const uint16_t *r1, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel10(const uint16_t *r1, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -665,7 +665,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair10(const uint16_t *r1, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair10(const uint16_t *r1, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -691,7 +691,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(const int PP, const int rc, const uint16_t *g1,
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(const int PP, const int rc, const uint16_t *g1,
                                           const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -767,55 +767,55 @@ static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f1
   }
 }
 
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_5(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_6(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_7(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_8(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_2(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_2(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_3(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_3(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_4(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_4(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_5(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_5(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_6(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_6(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_7(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_7(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_8(const uint16_t *g1, const uint16_t *flt,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_8(const uint16_t *g1, const uint16_t *flt,
                                          uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_blk11(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single11(const uint16_t *r1, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel11(const uint16_t *r1, unsigned vm,
                                           int64_t q, unsigned cm, const uint16_t *flt, uint16_t *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -832,7 +832,7 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair11(const uint16_t *r1, unsigned vm,
+static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair11(const uint16_t *r1, unsigned vm,
                                         int64_t qa, unsigned ca, uint16_t *oa, int64_t qb, unsigned cb, uint16_t *ob,
                                         const uint16_t *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -877,20 +877,20 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair00(r0, r2, vm, (ia + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair00(r0, r2, vm, (ia + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single00(r0, r2, vm, (ix + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel00(r0, r2, vm, (ix + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -902,21 +902,21 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -974,20 +974,20 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair01(r0, r2, vm, (ia + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair01(r0, r2, vm, (ia + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single01(r0, r2, vm, (ix + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel01(r0, r2, vm, (ix + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -999,21 +999,21 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1076,20 +1076,20 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair10(r1, vm, (ia + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair10(r1, vm, (ia + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single10(r1, vm, (ix + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel10(r1, vm, (ix + PL - 2) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -1101,21 +1101,21 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1159,20 +1159,20 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_pair11(r1, vm, (ia + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pair11(r1, vm, (ia + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_single11(r1, vm, (ix + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_border_pixel11(r1, vm, (ix + PL - 1) / 2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -1184,21 +1184,21 @@ static void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f16_n
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fast11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_block11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_fastv11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

@@ -19,13 +19,13 @@ size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_ppt(a);
+static int64_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
@@ -39,7 +39,7 @@ size_t kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_scratch(const void *args) {
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*2 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_in0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_interior0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -92,7 +92,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_in0(float *restrict d, const
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -110,7 +110,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_acc0(float *restrict r, cons
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_bd0(float *d, const float *g0_0, const float *g0_1, int v0,
+static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_border_group0(float *d, const float *g0_0, const float *g0_1, int v0,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -145,7 +145,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 2), qe = kfi_floordiv(W - 1 + PL, 2) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 2), qhi = kfi_floordiv(W + PL, 2);
@@ -181,18 +181,18 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_border_group0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0) {
-              kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_in0(d, g0_0, g0_1, fl, q, qhi, PL);
+              kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_interior0(d, g0_0, g0_1, fl, q, qhi, PL);
             } else {
               float *r = d;
               for (i = q * 2 - PL; i < qhi * 2 - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_add_filter_row0(r, g0_0, g0_1, fl, q, qhi, PL);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_border_group0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
         }
         break;
         case 1:
@@ -210,7 +210,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
 
 void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_tasks(a));
 }
 
 #if defined(__clang__)

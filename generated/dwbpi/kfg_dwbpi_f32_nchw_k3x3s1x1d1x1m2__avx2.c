@@ -19,13 +19,13 @@ size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_ppt(a);
+static int64_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
@@ -39,7 +39,7 @@ size_t kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_scratch(const void *args) {
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_in0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_interior0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -148,13 +148,13 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_in0(float *restrict d, const
 #endif
 
 /* x clamped to [0, n] */
-static inline int kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(int64_t x, int n) {
+static inline int kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(int64_t x, int n) {
   return x < 0 ? 0 : x > n ? n : (int)x;
 }
 
 /* Every filter row exists; 8 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_fb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_full_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -186,15 +186,15 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0, 8);
+  const int lo0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0 + 1, 8);
+  const int lo1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0 + 2, 8);
+  const int lo2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0 + 2, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -277,9 +277,9 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
   }
 }
 
-/* As mb, for the block at column 0 or W - 8 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 8 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -370,38 +370,38 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_row0_8(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2, const float *f,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_row0_8(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, PL, PL, mL);
     x = 8;
   }
   while (x < xl && x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 8;
   }
   if (v0 && v1 && v2) {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_fb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, f, x + PL, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_full_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, f, x + PL, PL);
   } else {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, x + PL, OW, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, W - 8 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, W - 8 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
 
 /* Every filter row exists; 4 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_fb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_full_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -433,15 +433,15 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0, 4);
+  const int lo0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0 + 1, 4);
+  const int lo1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clampb(OW - q0 + 2, 4);
+  const int lo2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_clamp_lanes(OW - q0 + 2, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -524,9 +524,9 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
   }
 }
 
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 4 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, int v0, int v1, int v2,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -617,31 +617,31 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2, const float *f,
+static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 4;
   }
   if (v0 && v1 && v2) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, f, x + PL, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_full_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, f, x + PL, PL);
   } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, x + PL, OW, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_edge_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -649,7 +649,7 @@ static kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k3
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -672,7 +672,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc0(float *restrict r, cons
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[6];
   const float f1_0_1 = f[7];
@@ -695,7 +695,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc1(float *restrict r, cons
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f2_0_0 = f[12];
   const float f2_0_1 = f[13];
@@ -721,7 +721,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc2(float *restrict r, cons
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_bd0(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_border_group0(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, int v0, int v1, int v2,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -783,7 +783,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_bd0(float *d, const float *g
    dy outside the row but inside the dy array (checked by the caller). The
    last block may overlap the one before it: same taps, same order, same
    values rewritten. */
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat_run8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1,
                         const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
   int64_t p = P0, c0 = P0 % W, j;
   for (;;) {
@@ -877,7 +877,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat8(float *restrict d, con
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1,
+static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat_run4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1,
                         const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
   int64_t p = P0, c0 = P0 % W, j;
   for (;;) {
@@ -978,7 +978,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
@@ -1011,20 +1011,20 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
   /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
      the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
   unsigned char mt[792];
-  int64_t FB = 0;
+  int64_t flat_b = 0;
   if (OW == W && W <= 256 && PL >= 0) {
     int64_t k;
-    if (W >= 4) FB = 4;
-    if (W >= 8) FB = 8;
-    for (k = 0; k < W + FB; k++) {
+    if (W >= 4) flat_b = 4;
+    if (W >= 8) flat_b = 8;
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL;
       mt[k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 1;
       mt[264 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 2;
       mt[528 + k] = x >= 0 && x < OW;
     }
@@ -1047,18 +1047,18 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
-      if (FB > 0) {
+      if (flat_b > 0) {
         const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
         fa = 2 - PT;
         fb = OH - PT;
         if (fa < 0) fa = 0;
         if (fb > H) fb = H;
         /* masked lanes read dy from 2 before the first row to PL past the last */
-        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 2 && base + 2 * OH * OW + PL <= ND) {
-          if (FB == 8)
-            kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, fl, mt, fa * W, fb * W, W);
-          else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, fl, mt, fa * W, fb * W, W);
+        if (fb - fa > 0 && (fb - fa) * W >= flat_b && base >= 2 && base + 2 * OH * OW + PL <= ND) {
+          if (flat_b == 8)
+            kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat_run8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (flat_b == 4)
+            kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_flat_run4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -1084,25 +1084,25 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
           int64_t q = qs;
           if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 2 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 2 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 2 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 2 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 2 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 2 && (g2_1 - dy) + W + PL <= ND) {
             if (W >= 8)
-              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 4)
-              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_masked_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_border_group0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2) {
-              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, fl, q, qhi, PL);
+              kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_interior0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, fl, q, qhi, PL);
             } else {
               float *r = d;
               for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
-              if (v1) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
-              if (v2) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row0(r, g0_0, g0_1, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row1(r, g1_0, g1_1, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_add_filter_row2(r, g2_0, g2_1, fl, q, qhi, PL);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_border_group0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
         }
       }
     }
@@ -1111,7 +1111,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
 
 void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_tasks(a));
 }
 
 #if defined(__clang__)

@@ -10,13 +10,13 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_ppt(a);
+static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
@@ -30,7 +30,7 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch(const void *args) {
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_in0(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_interior0(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_1_0 = f[1];
@@ -145,7 +145,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_in0(float *restrict d, con
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc0(float *restrict r, const float *restrict g0_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_1_0 = f[1];
@@ -170,7 +170,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc0(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc1(float *restrict r, const float *restrict g1_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row1(float *restrict r, const float *restrict g1_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[7];
   const float f1_1_0 = f[8];
@@ -195,7 +195,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc1(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc2(float *restrict r, const float *restrict g2_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row2(float *restrict r, const float *restrict g2_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f2_0_0 = f[14];
   const float f2_1_0 = f[15];
@@ -220,7 +220,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc2(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc3(float *restrict r, const float *restrict g3_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row3(float *restrict r, const float *restrict g3_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f3_0_0 = f[21];
   const float f3_1_0 = f[22];
@@ -245,7 +245,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc3(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc4(float *restrict r, const float *restrict g4_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row4(float *restrict r, const float *restrict g4_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f4_0_0 = f[28];
   const float f4_1_0 = f[29];
@@ -270,7 +270,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc4(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc5(float *restrict r, const float *restrict g5_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row5(float *restrict r, const float *restrict g5_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f5_0_0 = f[35];
   const float f5_1_0 = f[36];
@@ -295,7 +295,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc5(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc6(float *restrict r, const float *restrict g6_0, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row6(float *restrict r, const float *restrict g6_0, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f6_0_0 = f[42];
   const float f6_1_0 = f[43];
@@ -323,7 +323,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc6(float *restrict r, co
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_bd0(float *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, const float *g5_0, const float *g6_0, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_border_group0(float *d, const float *g0_0, const float *g1_0, const float *g2_0, const float *g3_0, const float *g4_0, const float *g5_0, const float *g6_0, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -503,7 +503,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
@@ -553,24 +553,24 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
           const int v6 = oy6 >= 0 && oy6 < OH;
           const float *g6_0 = gp + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_border_group0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_in0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, fl, q, qhi, PL);
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_interior0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, fl, q, qhi, PL);
             } else {
               float *r = d;
               for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc0(r, g0_0, fl, q, qhi, PL);
-              if (v1) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc1(r, g1_0, fl, q, qhi, PL);
-              if (v2) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc2(r, g2_0, fl, q, qhi, PL);
-              if (v3) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc3(r, g3_0, fl, q, qhi, PL);
-              if (v4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc4(r, g4_0, fl, q, qhi, PL);
-              if (v5) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc5(r, g5_0, fl, q, qhi, PL);
-              if (v6) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_acc6(r, g6_0, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row0(r, g0_0, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row1(r, g1_0, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row2(r, g2_0, fl, q, qhi, PL);
+              if (v3) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row3(r, g3_0, fl, q, qhi, PL);
+              if (v4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row4(r, g4_0, fl, q, qhi, PL);
+              if (v5) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row5(r, g5_0, fl, q, qhi, PL);
+              if (v6) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_add_filter_row6(r, g6_0, fl, q, qhi, PL);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_bd0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_border_group0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
         }
       }
     }
@@ -579,5 +579,5 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
 
 void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_tasks(a));
 }

@@ -19,13 +19,13 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args);
    partition depends on the shape only, never on the thread count, and each
    plane is computed by one task with the same code: results are bitwise
    identical for any number of threads. */
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ppt(const kfi_dwbpi_args *a) {
+static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_planes_per_task(const kfi_dwbpi_args *a) {
   const int64_t hw = a->h * a->w > 0 ? a->h * a->w : 1, p = 16384 / hw;
   return p < 1 ? 1 : p;
 }
 
-static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ntasks(const kfi_dwbpi_args *a) {
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ppt(a);
+static int64_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tasks(const kfi_dwbpi_args *a) {
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_planes_per_task(a);
   return (a->n * a->c + ppt - 1) / ppt;
 }
 
@@ -39,7 +39,7 @@ size_t kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch(const void *args) {
 
 /* Every filter row exists; column groups q in [q0, q1), every filter column
    exists: d[q*1 + px - PL] = sum of the taps, in (fy, fx, m) order. */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_in0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_interior0(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
                          int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -574,13 +574,13 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_in0(float *restrict d, con
 #endif
 
 /* x clamped to [0, n] */
-static inline int kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(int64_t x, int n) {
+static inline int kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(int64_t x, int n) {
   return x < 0 ? 0 : x > n ? n : (int)x;
 }
 
 /* Every filter row exists; 16 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 16; j++) {
@@ -692,23 +692,23 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0, 16);
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(-q0, 16), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0, 16);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 16);
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(1 - q0, 16), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 1, 16);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 16), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 16);
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(2 - q0, 16), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 2, 16);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 16), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 16);
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(3 - q0, 16), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 3, 16);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 16), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 16);
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(4 - q0, 16), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 4, 16);
   /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
-  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 16), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 16);
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(5 - q0, 16), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 5, 16);
   /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
-  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 16), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 16);
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(6 - q0, 16), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 6, 16);
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -1115,9 +1115,9 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   }
 }
 
-/* As mb, for the block at column 0 or W - 16 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 16 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*16 + j]. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 16; j++) {
@@ -1532,38 +1532,38 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_16(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_16(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 16) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
     x = 16;
   }
   while (x < xl && x < W) {
     xb = x < W - 16 ? x : W - 16;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 16;
   }
   if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
-    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
   } else {
-    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+    for (; x + 16 <= xr; x += 16) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 16) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 16 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 16 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 16 ? x : W - 16;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 16;
   }
 }
 
 /* Every filter row exists; 8 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -1675,23 +1675,23 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0, 8);
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 8);
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 8);
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(2 - q0, 8), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 2, 8);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 8), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 8);
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(3 - q0, 8), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 3, 8);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 8), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 8);
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(4 - q0, 8), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 4, 8);
   /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
-  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 8), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 8);
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(5 - q0, 8), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 5, 8);
   /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
-  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 8), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 8);
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(6 - q0, 8), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 6, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -2098,9 +2098,9 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   }
 }
 
-/* As mb, for the block at column 0 or W - 8 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 8 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*8 + j]. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 8; j++) {
@@ -2515,38 +2515,38 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_8(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_8(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
     x = 8;
   }
   while (x < xl && x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 8;
   }
   if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
   } else {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 8 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 8 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
 
 /* Every filter row exists; 4 outputs from column q0 - PL, every filter
    column exists. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
                                  int64_t q0, int64_t PL) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -2658,23 +2658,23 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    filter row fy iff v<fy>, filter column fx iff 0 <= q - fx*1 < OW (a
    missing tap adds +0, which leaves the sum unchanged: a sum that starts at
    +0 is never -0). Every load must be valid memory (the caller checks). */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
   /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0, 4);
+  const int lo0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
-  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 4);
+  const int lo1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
-  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 2, 4);
+  const int lo2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(2 - q0, 4), hi2 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 2, 4);
   /* filter column 3 exists in lanes j in [lo3, hi3): 0 <= q0 + j - 3 < OW */
-  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(3 - q0, 4), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 3, 4);
+  const int lo3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(3 - q0, 4), hi3 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 3, 4);
   /* filter column 4 exists in lanes j in [lo4, hi4): 0 <= q0 + j - 4 < OW */
-  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(4 - q0, 4), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 4, 4);
+  const int lo4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(4 - q0, 4), hi4 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 4, 4);
   /* filter column 5 exists in lanes j in [lo5, hi5): 0 <= q0 + j - 5 < OW */
-  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(5 - q0, 4), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 5, 4);
+  const int lo5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(5 - q0, 4), hi5 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 5, 4);
   /* filter column 6 exists in lanes j in [lo6, hi6): 0 <= q0 + j - 6 < OW */
-  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(6 - q0, 4), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clampb(OW - q0 + 6, 4);
+  const int lo6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(6 - q0, 4), hi6 = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_clamp_lanes(OW - q0 + 6, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -3081,9 +3081,9 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   }
 }
 
-/* As mb, for the block at column 0 or W - 4 of a row, with its column
+/* As masked_block, for the block at column 0 or W - 4 of a row, with its column
    masks precomputed: filter column fx exists in lane j iff mk[fx*4 + j]. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, const float *restrict g5_0, const float *restrict g5_1, const float *restrict g6_0, const float *restrict g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t PL, const int *restrict mk) {
   int64_t j;
   for (j = 0; j < 4; j++) {
@@ -3498,31 +3498,31 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
    g<fy> must then still point at a readable row). The last masked block of a
    side may overlap the block before it: it recomputes those outputs with
    the same taps in the same order, so it rewrites the same values. */
-static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
+static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_4(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
   int64_t x = 0, xb;
   if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, PL, PL, mL);
     x = 4;
   }
   while (x < xl && x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 4;
   }
   if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_fb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_full_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, f, x + PL, PL);
   } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
+    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, x + PL, OW, PL);
   }
   if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mk0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 4 + PL, PL, mR);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_edge_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, W - 4 + PL, PL, mR);
     x = W;
   }
   while (x < W) {
     xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_mb0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
+    kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_block0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
@@ -3530,7 +3530,7 @@ static kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
 /* Column groups q in [q0, q0 + n) with every filter column present, at least
    one filter row missing: the accumulation row r gets the taps of each
    existing filter row fy, one pass per fy (each in (fx, m) order). */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row0(float *restrict r, const float *restrict g0_0, const float *restrict g0_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f0_0_0 = f[0];
   const float f0_0_1 = f[1];
@@ -3569,7 +3569,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc0(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row1(float *restrict r, const float *restrict g1_0, const float *restrict g1_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f1_0_0 = f[14];
   const float f1_0_1 = f[15];
@@ -3608,7 +3608,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc1(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row2(float *restrict r, const float *restrict g2_0, const float *restrict g2_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f2_0_0 = f[28];
   const float f2_0_1 = f[29];
@@ -3647,7 +3647,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc2(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc3(float *restrict r, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row3(float *restrict r, const float *restrict g3_0, const float *restrict g3_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f3_0_0 = f[42];
   const float f3_0_1 = f[43];
@@ -3686,7 +3686,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc3(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc4(float *restrict r, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row4(float *restrict r, const float *restrict g4_0, const float *restrict g4_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f4_0_0 = f[56];
   const float f4_0_1 = f[57];
@@ -3725,7 +3725,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc4(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc5(float *restrict r, const float *restrict g5_0, const float *restrict g5_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row5(float *restrict r, const float *restrict g5_0, const float *restrict g5_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f5_0_0 = f[70];
   const float f5_0_1 = f[71];
@@ -3764,7 +3764,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc5(float *restrict r, co
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc6(float *restrict r, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row6(float *restrict r, const float *restrict g6_0, const float *restrict g6_1, const float *restrict f,
                           int64_t q0, int64_t q1, int64_t PL) {
   const float f6_0_0 = f[84];
   const float f6_0_1 = f[85];
@@ -3806,7 +3806,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc6(float *restrict r, co
 /* One border column group q (checked): the outputs of group q inside the row,
    each the sum of its existing taps in (fy, fx, m) order; filter row fy exists
    iff v0.. is set. */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_border_group0(float *d, const float *g0_0, const float *g0_1, const float *g1_0, const float *g1_1, const float *g2_0, const float *g2_1, const float *g3_0, const float *g3_1, const float *g4_0, const float *g4_1, const float *g5_0, const float *g5_1, const float *g6_0, const float *g6_1, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                          const float *f, int64_t q, int64_t W, int64_t OW, int64_t PL) {
   (void)f, (void)OW;
   {
@@ -4036,7 +4036,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(float *d, const float 
    dy outside the row but inside the dy array (checked by the caller). The
    last block may overlap the one before it: same taps, same order, same
    values rewritten. */
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat16(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run16(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
                         const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
   int64_t p = P0, c0 = P0 % W, j;
   for (;;) {
@@ -4454,7 +4454,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat16(float *restrict d, 
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run8(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
                         const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
   int64_t p = P0, c0 = P0 % W, j;
   for (;;) {
@@ -4872,7 +4872,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat8(float *restrict d, c
   }
 }
 
-static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
+static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run4(float *restrict d, const float *restrict dyb, int64_t o0_0, int64_t o0_1, int64_t o1_0, int64_t o1_1, int64_t o2_0, int64_t o2_1, int64_t o3_0, int64_t o3_1, int64_t o4_0, int64_t o4_1, int64_t o5_0, int64_t o5_1, int64_t o6_0, int64_t o6_1,
                         const float *restrict f, const unsigned char *restrict mt, int64_t P0, int64_t P1, int64_t W) {
   int64_t p = P0, c0 = P0 % W, j;
   for (;;) {
@@ -5297,7 +5297,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
-  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ppt(a), p0 = (int64_t)t * ppt;
+  const int64_t ppt = kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_planes_per_task(a), p0 = (int64_t)t * ppt;
   /* column groups: all of [qs, qe) meet the row; [qlo, qhi) are interior */
   const int64_t qs = kfi_floordiv(PL, 1), qe = kfi_floordiv(W - 1 + PL, 1) + 1;
   int64_t qlo = -kfi_floordiv(-PL, 1), qhi = kfi_floordiv(W + PL, 1);
@@ -5351,37 +5351,37 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
   /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
      the widest <= W; mt[fx][k]: filter column fx exists for column k mod W */
   unsigned char mt[1904];
-  int64_t FB = 0;
+  int64_t flat_b = 0;
   if (OW == W && W <= 256 && PL >= 0) {
     int64_t k;
-    if (W >= 4) FB = 4;
-    if (W >= 8) FB = 8;
-    if (W >= 16) FB = 16;
-    for (k = 0; k < W + FB; k++) {
+    if (W >= 4) flat_b = 4;
+    if (W >= 8) flat_b = 8;
+    if (W >= 16) flat_b = 16;
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL;
       mt[k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 1;
       mt[272 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 2;
       mt[544 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 3;
       mt[816 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 4;
       mt[1088 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 5;
       mt[1360 + k] = x >= 0 && x < OW;
     }
-    for (k = 0; k < W + FB; k++) {
+    for (k = 0; k < W + flat_b; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 6;
       mt[1632 + k] = x >= 0 && x < OW;
     }
@@ -5404,20 +5404,20 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
-      if (FB > 0) {
+      if (flat_b > 0) {
         const int64_t base = b * CM * OH * OW + ch * 2 * OH * OW; /* the plane of m = 0 in dy */
         fa = 6 - PT;
         fb = OH - PT;
         if (fa < 0) fa = 0;
         if (fb > H) fb = H;
         /* masked lanes read dy from 6 before the first row to PL past the last */
-        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 6 && base + 2 * OH * OW + PL <= ND) {
-          if (FB == 16)
-            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
-          else if (FB == 8)
-            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
-          else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+        if (fb - fa > 0 && (fb - fa) * W >= flat_b && base >= 6 && base + 2 * OH * OW + PL <= ND) {
+          if (flat_b == 16)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run16(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (flat_b == 8)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
+          else if (flat_b == 4)
+            kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_flat_run4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, base + (PT - 5) * W + PL, base + OH * OW + (PT - 5) * W + PL, base + (PT - 6) * W + PL, base + OH * OW + (PT - 6) * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -5459,31 +5459,31 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
           int64_t q = qs;
           if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 6 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 6 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 6 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 6 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 6 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 6 && (g2_1 - dy) + W + PL <= ND && (g3_0 - dy) >= 6 && (g3_0 - dy) + W + PL <= ND && (g3_1 - dy) >= 6 && (g3_1 - dy) + W + PL <= ND && (g4_0 - dy) >= 6 && (g4_0 - dy) + W + PL <= ND && (g4_1 - dy) >= 6 && (g4_1 - dy) + W + PL <= ND && (g5_0 - dy) >= 6 && (g5_0 - dy) + W + PL <= ND && (g5_1 - dy) >= 6 && (g5_1 - dy) + W + PL <= ND && (g6_0 - dy) >= 6 && (g6_0 - dy) + W + PL <= ND && (g6_1 - dy) >= 6 && (g6_1 - dy) + W + PL <= ND) {
             if (W >= 16)
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_16(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 8)
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_8(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             else if (W >= 4)
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_masked_row0_4(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, W, OW, PL, qlo - PL, qhi - PL, mL, mR);
             continue;
           }
-          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
+          for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_border_group0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
           if (q < qhi) {
             if (v0 && v1 && v2 && v3 && v4 && v5 && v6) {
-              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, fl, q, qhi, PL);
+              kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_interior0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, fl, q, qhi, PL);
             } else {
               float *r = d;
               for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
-              if (v0) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
-              if (v1) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
-              if (v2) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
-              if (v3) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc3(r, g3_0, g3_1, fl, q, qhi, PL);
-              if (v4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc4(r, g4_0, g4_1, fl, q, qhi, PL);
-              if (v5) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc5(r, g5_0, g5_1, fl, q, qhi, PL);
-              if (v6) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_acc6(r, g6_0, g6_1, fl, q, qhi, PL);
+              if (v0) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row0(r, g0_0, g0_1, fl, q, qhi, PL);
+              if (v1) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row1(r, g1_0, g1_1, fl, q, qhi, PL);
+              if (v2) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row2(r, g2_0, g2_1, fl, q, qhi, PL);
+              if (v3) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row3(r, g3_0, g3_1, fl, q, qhi, PL);
+              if (v4) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row4(r, g4_0, g4_1, fl, q, qhi, PL);
+              if (v5) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row5(r, g5_0, g5_1, fl, q, qhi, PL);
+              if (v6) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_add_filter_row6(r, g6_0, g6_1, fl, q, qhi, PL);
             }
             q = qhi;
           }
-          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
+          for (; q < qe; q++) kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_border_group0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, g5_0, g5_1, g6_0, g6_1, v0, v1, v2, v3, v4, v5, v6, fl, q, W, OW, PL);
         }
       }
     }
@@ -5492,7 +5492,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
 
 void kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_ntasks(a));
+  kfi_parallel_for(par, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_task, (void *)(uintptr_t)a, (size_t)kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_tasks(a));
 }
 
 #if defined(__clang__)

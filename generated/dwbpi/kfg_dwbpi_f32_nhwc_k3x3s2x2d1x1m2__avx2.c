@@ -44,7 +44,7 @@ size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_scratch(const void *args) {
    PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(const int PP, const int rc, const float *g0, const float *g2,
+static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(const int PP, const int rc, const float *g0, const float *g2,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -208,39 +208,39 @@ static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_3(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_3(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(3, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(3, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_4(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_4(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(4, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(4, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_5(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_5(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_2(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_2(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_3(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_3(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_4(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_4(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_5(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_5(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single00(const float *r0, const float *r2, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel00(const float *r0, const float *r2, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -276,7 +276,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair00(const float *r0, const float *r2, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair00(const float *r0, const float *r2, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -335,7 +335,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
    PP <= 6 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(const int PP, const int rc, const float *g0, const float *g2,
+static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(const int PP, const int rc, const float *g0, const float *g2,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -485,43 +485,43 @@ static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_4(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_4(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(4, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(4, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_5(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_5(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_6(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_6(const float *g0, const float *g2, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_2(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_2(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_3(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_3(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_4(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_4(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_5(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_5(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_6(const float *g0, const float *g2, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_6(const float *g0, const float *g2, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single01(const float *r0, const float *r2, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel01(const float *r0, const float *r2, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -547,7 +547,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair01(const float *r0, const float *r2, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair01(const float *r0, const float *r2, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -586,7 +586,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
    PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(const int PP, const int rc, const float *g1,
+static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(const int PP, const int rc, const float *g1,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -687,39 +687,39 @@ static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_3(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_3(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(3, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(3, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_4(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_4(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(4, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(4, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_5(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_5(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_2(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_2(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_3(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_3(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_4(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_4(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_5(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_5(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single10(const float *r1, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel10(const float *r1, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -743,7 +743,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair10(const float *r1, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair10(const float *r1, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -780,7 +780,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
    PP <= 6 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(const int PP, const int rc, const float *g1,
+static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(const int PP, const int rc, const float *g1,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -877,43 +877,43 @@ static inline kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_4(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_4(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(4, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(4, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_5(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_5(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_6(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_6(const float *g1, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_2(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_2(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_3(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_3(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_4(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_4(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_5(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_5(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_6(const float *g1, const float *flt,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_6(const float *g1, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_blk11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block_body11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single11(const float *r1, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel11(const float *r1, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -932,7 +932,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair11(const float *r1, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair11(const float *r1, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 8) {
@@ -983,20 +983,20 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair00(r0, r2, vm, (ia + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair00(r0, r2, vm, (ia + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single00(r0, r2, vm, (ix + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel00(r0, r2, vm, (ix + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 5 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
@@ -1008,17 +1008,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1085,20 +1085,20 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair01(r0, r2, vm, (ia + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair01(r0, r2, vm, (ia + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single01(r0, r2, vm, (ix + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel01(r0, r2, vm, (ix + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 6 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
@@ -1110,18 +1110,18 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 3) {
             switch (wb) {
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1189,20 +1189,20 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair10(r1, vm, (ia + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair10(r1, vm, (ia + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single10(r1, vm, (ix + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel10(r1, vm, (ix + PL - 2) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 5 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
@@ -1214,17 +1214,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 2) {
             switch (wb) {
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -1273,20 +1273,20 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_pair11(r1, vm, (ia + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pair11(r1, vm, (ia + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_single11(r1, vm, (ix + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_border_pixel11(r1, vm, (ix + PL - 1) / 2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM
+#undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 6 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
@@ -1298,18 +1298,18 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 3) {
             switch (wb) {
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fast11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_fastv11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_checked_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

@@ -38,7 +38,7 @@ size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_scratch(const void *args) {
    PP <= 2 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_INLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_blk00(const int PP, const int rc, const float *g0, const float *g1, const float *g2, const float *g3, const float *g4,
+static inline kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_INLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_block_body00(const int PP, const int rc, const float *g0, const float *g1, const float *g2, const float *g3, const float *g4,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -403,19 +403,19 @@ static inline kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_INLINE void kfg_dwbpi_f32_n
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_fast00_2(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_block00_2(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_blk00(2, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_block_body00(2, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_fastv00_2(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_checked_block00_2(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_blk00(2, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_block_body00(2, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_single00(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_border_pixel00(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -562,7 +562,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_pair00(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_border_pair00(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 4) {
@@ -873,20 +873,20 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_row0(const kfg_dwbpi_f32_nhwc
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u))
+#define kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k, ib = x0 + kb;
-          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_CM(ia), d + ia * C,
-                      (ib + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_border_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1;
-          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_border_pixel00(r0, r1, r2, r3, r4, vm, (ix + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_CM
+#undef kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 2 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 1) / 2, w0 = ni / nb, w1 = ni % nb;
@@ -896,16 +896,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_row0(const kfg_dwbpi_f32_nhwc
           const int64_t q0 = (x0 + k + PL - 4);
           float *o = d + (x0 + k) * C;
           if (wb == 1) /* with blocks of at most 2, an odd interior leaves one pixel */
-            kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_single00(r0, r1, r2, r3, r4, vm, q0, 31u, flt, o, CM, cb, ce);
+            kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_border_pixel00(r0, r1, r2, r3, r4, vm, q0, 31u, flt, o, CM, cb, ce);
           else
           if (all && wb > 1) {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_fast00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_block00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_fastv00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_checked_block00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }

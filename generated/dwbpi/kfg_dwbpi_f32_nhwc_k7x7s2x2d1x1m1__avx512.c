@@ -44,7 +44,7 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch(const void *args) {
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(const int PP, const int rc, const float *g0, const float *g2, const float *g4, const float *g6,
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(const int PP, const int rc, const float *g0, const float *g2, const float *g4, const float *g6,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -380,55 +380,55 @@ static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f3
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(5, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(5, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(6, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(6, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(7, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(7, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(8, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(8, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_2(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_2(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_3(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_3(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(3, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(3, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_4(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_4(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(4, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(4, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(5, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(5, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(6, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(6, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(7, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(7, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk00(8, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body00(8, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single00(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel00(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -511,7 +511,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair00(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair00(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -613,7 +613,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(const int PP, const int rc, const float *g0, const float *g2, const float *g4, const float *g6,
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(const int PP, const int rc, const float *g0, const float *g2, const float *g4, const float *g6,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -901,55 +901,55 @@ static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f3
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(5, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(5, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(6, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(6, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(7, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(7, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(8, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(8, 0, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_2(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_2(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(2, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_3(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_3(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(3, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(3, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_4(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_4(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(4, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(4, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_5(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(5, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(5, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_6(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(6, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(6, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_7(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(7, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(7, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_8(const float *g0, const float *g2, const float *g4, const float *g6, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk01(8, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body01(8, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single01(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel01(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1016,7 +1016,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair01(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair01(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1098,7 +1098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(const int PP, const int rc, const float *g1, const float *g3, const float *g5,
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(const int PP, const int rc, const float *g1, const float *g3, const float *g5,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1362,55 +1362,55 @@ static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f3
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_5(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_5(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(5, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(5, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_6(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_6(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(6, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(6, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_7(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_7(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(7, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(7, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_8(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(8, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(8, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_2(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_2(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_3(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_3(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(3, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(3, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_4(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_4(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(4, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(4, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_5(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_5(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(5, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(5, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_6(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_6(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(6, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(6, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_7(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_7(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(7, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(7, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_8(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk10(8, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body10(8, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single10(const float *r1, const float *r3, const float *r5, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel10(const float *r1, const float *r3, const float *r5, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1475,7 +1475,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair10(const float *r1, const float *r3, const float *r5, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair10(const float *r1, const float *r3, const float *r5, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1555,7 +1555,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
    PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
    of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
    is set, else every tap is present. PP and rc are constants at every call. */
-static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(const int PP, const int rc, const float *g1, const float *g3, const float *g5,
+static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(const int PP, const int rc, const float *g1, const float *g3, const float *g5,
                                           const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
                                           int nt, unsigned vm) {
   (void)nt, (void)rc, (void)vm;
@@ -1783,55 +1783,55 @@ static inline kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_f3
   }
 }
 
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_5(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_5(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(5, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(5, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_6(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_6(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(6, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(6, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_7(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_7(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(7, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(7, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_8(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(8, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(8, 0, g1, g3, g5, flt, o, CM, C, c0, c1, nt, 0u);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_2(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_2(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(2, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_3(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_3(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(3, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(3, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_4(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_4(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(4, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(4, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_5(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_5(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(5, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(5, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_6(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_6(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(6, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(6, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_7(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_7(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(7, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(7, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_8(const float *g1, const float *g3, const float *g5, const float *flt,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_8(const float *g1, const float *g3, const float *g5, const float *flt,
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_blk11(8, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
+  kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block_body11(8, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
    until the tap is known to exist). */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single11(const float *r1, const float *r3, const float *r5, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel11(const float *r1, const float *r3, const float *r5, unsigned vm,
                                           int64_t q, unsigned cm, const float *flt, float *o,
                                           int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1884,7 +1884,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 
 /* Two pixels oa and ob at once (two independent chains): as the single
    one, with the dy column indices qa, qb and column masks ca, cb. */
-static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair11(const float *r1, const float *r3, const float *r5, unsigned vm,
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair11(const float *r1, const float *r3, const float *r5, unsigned vm,
                                         int64_t qa, unsigned ca, float *oa, int64_t qb, unsigned cb, float *ob,
                                         const float *flt, int64_t CM, int64_t c0, int64_t c1) {
   for (; c0 < c1; c0 += 16) {
@@ -1981,20 +1981,20 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair00(r0, r2, r4, r6, vm, (ia + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair00(r0, r2, r4, r6, vm, (ia + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -2006,21 +2006,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2154,20 +2154,20 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair01(r0, r2, r4, r6, vm, (ia + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair01(r0, r2, r4, r6, vm, (ia + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -2179,21 +2179,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2328,20 +2328,20 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair10(r1, r3, r5, vm, (ia + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair10(r1, r3, r5, vm, (ia + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single10(r1, r3, r5, vm, (ix + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel10(r1, r3, r5, vm, (ix + PL - 6) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -2353,21 +2353,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
@@ -2475,20 +2475,20 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_pair11(r1, r3, r5, vm, (ia + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pair11(r1, r3, r5, vm, (ia + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_single11(r1, r3, r5, vm, (ix + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_border_pixel11(r1, r3, r5, vm, (ix + PL - 5) / 2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
-#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_CM
+#undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
@@ -2500,21 +2500,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fast11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_fastv11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_checked_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
