@@ -247,16 +247,11 @@ void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve(const void *args, const kfi_par *par
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores (f32) from dx bytes NT_MIN on or, by the cache rule
      (NT_MIN = 0), from a quarter of the last-level cache (dx does not stay
-     in a cache shared with the other cores anyway: 8 MiB on a 32 MiB L3, the
-     value tuned on Zen 3) where a vector is a whole cache line: a block
-     walks its pixels inside each channel vector, so sub-line vectors leave
-     every streamed line half written between visits, and the CPU flushes
-     such lines as partial writes (5x slower on an Intel core, 10% on Zen 3).
-     Every channel block must then be a whole vector on a vector boundary: C
-     a multiple of the vector and dx on a vector boundary. (Peeling the
-     channels before a misaligned dx's first boundary into the masked
-     pixel-by-pixel edge path was measured: 2-2.5x slower than not streaming
-     on Zen 5 at C = 32, so a misaligned dx stores plainly.) */
+     in a cache shared with the other cores anyway), where a streamed block
+     writes whole cache lines: one vector a line, or the line blocks' two.
+     A line written in halves between visits is flushed as partial writes
+     (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
+     line and dx on a line boundary; a misaligned dx stores plainly. */
   x.nt = 0;
   x.nt = x.nt && a->c % 4 == 0 && (uintptr_t)a->dx % 8 == 0;
   (void)dxb;

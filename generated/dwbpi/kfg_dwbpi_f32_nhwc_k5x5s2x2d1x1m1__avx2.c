@@ -316,6 +316,269 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_block_body00(8, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
+   PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(const int PP, const int rc, const float *g0, const float *g2, const float *g4,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (PP > 0) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + c0, a0_0);
+      kv_stream(o + c0 + 8, a0_1);
+    }
+    if (PP > 1) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 2 * C + c0, a1_0);
+      kv_stream(o + 2 * C + c0 + 8, a1_1);
+    }
+    if (PP > 2) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 4 * C + c0, a2_0);
+      kv_stream(o + 4 * C + c0 + 8, a2_1);
+    }
+    if (PP > 3) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 6 * C + c0, a3_0);
+      kv_stream(o + 6 * C + c0 + 8, a3_1);
+    }
+  }
+}
+
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block00_3(const float *g0, const float *g2, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block00_4(const float *g0, const float *g2, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_2(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_3(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_4(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body00(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -674,6 +937,265 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_block_body01(8, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* Row phase 0, column phase 1 (filter rows { 0, 2, 4 }, cols { 1, 3 }):
+   PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(const int PP, const int rc, const float *g0, const float *g2, const float *g4,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (PP > 0) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + c0, a0_0);
+      kv_stream(o + c0 + 8, a0_1);
+    }
+    if (PP > 1) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 2 * C + c0, a1_0);
+      kv_stream(o + 2 * C + c0 + 8, a1_1);
+    }
+    if (PP > 2) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 4 * C + c0, a2_0);
+      kv_stream(o + 4 * C + c0 + 8, a2_1);
+    }
+    if (PP > 3) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 6 * C + c0, a3_0);
+      kv_stream(o + 6 * C + c0 + 8, a3_1);
+    }
+    if (PP > 4) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 8 * C + c0, a4_0);
+      kv_stream(o + 8 * C + c0 + 8, a4_1);
+    }
+  }
+}
+
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_3(const float *g0, const float *g2, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(3, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_4(const float *g0, const float *g2, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(4, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_5(const float *g0, const float *g2, const float *g4, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(5, 0, g0, g2, g4, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_2(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(2, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_3(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(3, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_4(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(4, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_5(const float *g0, const float *g2, const float *g4, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body01(5, 1, g0, g2, g4, flt, o, CM, C, c0, c1, nt, vm);
+}
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -981,6 +1503,200 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_block_body10(8, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* Row phase 1, column phase 0 (filter rows { 1, 3 }, cols { 0, 2, 4 }):
+   PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(const int PP, const int rc, const float *g1, const float *g3,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (PP > 0) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + c0, a0_0);
+      kv_stream(o + c0 + 8, a0_1);
+    }
+    if (PP > 1) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 2 * C + c0, a1_0);
+      kv_stream(o + 2 * C + c0 + 8, a1_1);
+    }
+    if (PP > 2) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 4 * C + c0, a2_0);
+      kv_stream(o + 4 * C + c0 + 8, a2_1);
+    }
+    if (PP > 3) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 6 * C + c0, a3_0);
+      kv_stream(o + 6 * C + c0 + 8, a3_1);
+    }
+  }
+}
+
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block10_3(const float *g1, const float *g3, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block10_4(const float *g1, const float *g3, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_2(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_3(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_4(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body10(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1260,6 +1976,202 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_block_body11(8, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* Row phase 1, column phase 1 (filter rows { 1, 3 }, cols { 1, 3 }):
+   PP <= 5 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(const int PP, const int rc, const float *g1, const float *g3,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+      }
+    }
+    if (PP > 0) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + c0, a0_0);
+      kv_stream(o + c0 + 8, a0_1);
+    }
+    if (PP > 1) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 2 * C + c0, a1_0);
+      kv_stream(o + 2 * C + c0 + 8, a1_1);
+    }
+    if (PP > 2) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 4 * C + c0, a2_0);
+      kv_stream(o + 4 * C + c0 + 8, a2_1);
+    }
+    if (PP > 3) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 6 * C + c0, a3_0);
+      kv_stream(o + 6 * C + c0 + 8, a3_1);
+    }
+    if (PP > 4) { /* the pixel's 2 vectors: one whole line, streamed */
+      kv_stream(o + 8 * C + c0, a4_0);
+      kv_stream(o + 8 * C + c0 + 8, a4_1);
+    }
+  }
+}
+
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_3(const float *g1, const float *g3, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(3, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_4(const float *g1, const float *g3, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(4, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_5(const float *g1, const float *g3, const float *flt,
+                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(5, 0, g1, g3, flt, o, CM, C, c0, c1, nt, 0u);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_2(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(2, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_3(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(3, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_4(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(4, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
+static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_5(const float *g1, const float *g3, const float *flt,
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block_body11(5, 1, g1, g3, flt, o, CM, C, c0, c1, nt, vm);
+}
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1376,7 +2288,31 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
+        const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+      } else if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1505,7 +2441,33 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 5 pixels */
+        const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+      } else if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1637,7 +2599,31 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
+        const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 4) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block10_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+      } else if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1746,7 +2732,33 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 5 pixels */
+        const int64_t ni = kr - kl, nb = (ni + 4) / 5, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 3) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_block11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_line_checked_block11_5(r1 + q0 * CM, r3 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+      } else if (kr > kl) {
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1852,18 +2864,13 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *pa
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores (f32) from dx bytes NT_MIN on or, by the cache rule
      (NT_MIN = 0), from a quarter of the last-level cache (dx does not stay
-     in a cache shared with the other cores anyway: 8 MiB on a 32 MiB L3, the
-     value tuned on Zen 3) where a vector is a whole cache line: a block
-     walks its pixels inside each channel vector, so sub-line vectors leave
-     every streamed line half written between visits, and the CPU flushes
-     such lines as partial writes (5x slower on an Intel core, 10% on Zen 3).
-     Every channel block must then be a whole vector on a vector boundary: C
-     a multiple of the vector and dx on a vector boundary. (Peeling the
-     channels before a misaligned dx's first boundary into the masked
-     pixel-by-pixel edge path was measured: 2-2.5x slower than not streaming
-     on Zen 5 at C = 32, so a misaligned dx stores plainly.) */
-  x.nt = KV_HAS_STREAM && 32 >= 64 && dxb >= a->cache.llc / 4;
-  x.nt = x.nt && a->c % 8 == 0 && (uintptr_t)a->dx % 32 == 0;
+     in a cache shared with the other cores anyway), where a streamed block
+     writes whole cache lines: one vector a line, or the line blocks' two.
+     A line written in halves between visits is flushed as partial writes
+     (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
+     line and dx on a line boundary; a misaligned dx stores plainly. */
+  x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.llc / 4;
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
   (void)dxb;
   /* Channel chunks: a block's working set per channel (its dy columns, the
      filter taps, its dx pixels) times the chunk stays within L1B bytes, by

@@ -123,7 +123,7 @@ return {
     { name = "TASK", tag = "t", values = { 0, 4096, 16384, 65536 },
       doc = "outputs per task: the thread work grain (0: the cache rule, L2 bytes / 32)" },
     { name = "NT_MIN", tag = "nt", values = { 0, 65536, 1048576, 8388608, 1073741824 },
-      doc = "dx bytes from which stores stream (0: the cache rule, whole-line vectors only, from a quarter of the last-level cache; 1 GiB: never)" },
+      doc = "dx bytes from which stores stream (0: the cache rule, whole lines only, from a quarter of the last-level cache; 1 GiB: never)" },
     { name = "L1B", tag = "l", values = { 0, 8192, 16384, 32768, 1048576 },
       doc = "bytes for an NHWC SIMD block's working set: sets the channel chunk (0: the cache rule, half the L2; 1 MiB: no chunks)" },
   },
