@@ -25,6 +25,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx {
   int64_t x0[1], n[1], klo[1], khi[1];
   int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
+  int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
+  const float *frot;                           /* with shift: the filter rotated by shift channels */
 } kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args) {
@@ -172,6 +174,23 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block_body00(8, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* One interior pixel o (every filter col of the phase present), channels
+   [c0, c1) at any bounds, stored plainly with masks: the parts of a row's
+   first and last interior pixels that the shifted, streamed blocks leave
+   (nhwc_rows.c.in); filter row fy exists iff bit fy of vm; q as below. */
+static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_pixel_channels00(const float *r0, unsigned vm,
+                                          int64_t q, const float *flt, float *o, int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 16) {
+    const int64_t n = c1 - c0 < 16 ? c1 - c0 : 16;
+    kv_f s = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      s = kv_fma(kv_ldn(r0 + q * CM + c0, n, kv_zero()),
+                 kv_ldn(flt + c0, n, kv_zero()), s);
+    }
+    kv_stn(o + c0, s, n);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -249,7 +268,45 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr - kl >= 3 && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
+           line boundaries (a virtual pixel's last lines are the next pixel's first channels:
+           the same taps, a rotated filter, x->frot); the channels they leave, pixel kl's
+           first x->shift and pixel kr - 1's others, stored plainly (a line both streamed and
+           stored plainly costs more than the stream saves) */
+        const int64_t ni = kr - 1 - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C + x->shift;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_7(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_8(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_2(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_3(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_4(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_7(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_8(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+        if (cb == 0) {
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_pixel_channels00(r0, vm, (x0 + kl + PL), flt, d + (x0 + kl) * C, CM, 0, x->shift);
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_pixel_channels00(r0, vm, (x0 + kr - 1 + PL), flt, d + (x0 + kr - 1) * C, CM, x->shift, C);
+        }
+      } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -273,6 +330,35 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
               case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+        }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -319,6 +405,7 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *
   const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
   const int64_t dxb = a->n * a->h * a->w * a->c * (int64_t)sizeof(float);
   kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx x;
+  _Alignas(64) float frot[8192]; /* the rotated filter of a misaligned dx (x.frot) */
   x.a = a;
   /* fixed partition (the shape and the plan's caches, never the thread
      count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
@@ -336,7 +423,15 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
      line and dx on a line boundary; a misaligned dx stores plainly. */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.llc / 4;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
+  x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 1 * a->c <= 8192);
+  x.frot = frot;
+  if (x.nt && x.shift) { /* frot[t][c] = filter[t][(c + shift) mod C] for each tap t */
+    const float *f = (const float *)a->filter;
+    int64_t t, c;
+    for (t = 0; t < 1; t++)
+      for (c = 0; c < a->c; c++) frot[t * a->c + c] = f[t * a->c + (c + x.shift) % a->c];
+  }
   (void)dxb;
   /* Channel chunks: a block's working set per channel (its dy columns, the
      filter taps, its dx pixels) times the chunk stays within L1B bytes, by
