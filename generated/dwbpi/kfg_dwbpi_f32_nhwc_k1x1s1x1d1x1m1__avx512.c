@@ -26,7 +26,7 @@ typedef struct kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx {
   int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
   int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
-  const float *frot;                           /* with shift: the filter rotated by shift channels */
+  const float *frot;                              /* with shift: the filter rotated by shift channels */
 } kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args) {
@@ -421,7 +421,8 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
-     line and dx on a line boundary; a misaligned dx stores plainly. */
+     line; a dx off a line boundary streams through virtual pixels shifted
+     by x.shift channels onto the boundaries (nhwc_rows.c.in). */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.llc / 4;
   x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
   x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 1 * a->c <= 8192);
