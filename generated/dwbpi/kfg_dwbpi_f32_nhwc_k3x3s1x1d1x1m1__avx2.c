@@ -25,8 +25,6 @@ typedef struct kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx {
   int64_t x0[1], n[1], klo[1], khi[1];
   int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
-  int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
-  const float *frot;                              /* with shift: the filter rotated by shift channels */
 } kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args) {
@@ -960,7 +958,6 @@ void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
   const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
   const int64_t dxb = a->n * a->h * a->w * a->c * (int64_t)sizeof(float);
   kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_ctx x;
-  _Alignas(64) float frot[8192]; /* the rotated filter of a misaligned dx (x.frot) */
   x.a = a;
   /* fixed partition (the shape and the plan's caches, never the thread
      count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
@@ -976,18 +973,9 @@ void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
-     line; a dx off a line boundary streams through virtual pixels shifted
-     by x.shift channels onto the boundaries (nhwc_rows.c.in). */
+     line and dx on a line boundary; a misaligned dx stores plainly. */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.llc / 4;
-  x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 9 * a->c <= 8192);
-  x.frot = frot;
-  if (x.nt && x.shift) { /* frot[t][c] = filter[t][(c + shift) mod C] for each tap t */
-    const float *f = (const float *)a->filter;
-    int64_t t, c;
-    for (t = 0; t < 9; t++)
-      for (c = 0; c < a->c; c++) frot[t * a->c + c] = f[t * a->c + (c + x.shift) % a->c];
-  }
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
   (void)dxb;
   /* Channel chunks: a block's working set per channel (its dy columns, the
      filter taps, its dx pixels) times the chunk stays within L1B bytes, by
