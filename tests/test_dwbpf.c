@@ -10,8 +10,10 @@
 **     among them many channels over few pixels (channel groups, pieces
 **     bounded by L1B), a third of them with KFORGE_LLC=64K (the NHWC SIMD
 **     kernels' prefetching walkers, chosen where x and dy exceed half the
-**     LLC); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
-**     the knob variants' library) only these;
+**     LLC), and named edge cases from its metadata (C around its vector
+**     length, output cols around its piece); with
+**     KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning: the knob variants'
+**     library) only these;
 **   - default selection picks a specialized kernel for its configuration;
 **   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
@@ -385,6 +387,37 @@ static void llc_small(int on) {
   else unsetenv("KFORGE_LLC");
 }
 
+/* Edge cases from kernel i's metadata (kf_kernel_lanes, kf_kernel_block):
+   C at VL - 1, VL, VL + 1 and one past 2, 3 and 4 vectors (the NHWC wide
+   walker takes several channel vectors at once), and output cols OW around
+   the vector length and a piece's cols B (B - 1 .. B + 1, 2B - 1 .. 2B + 1):
+   B = PIECE pixels, times VL where vectors run along the rows (NCHW). */
+static void edge_cases(int i, const kconf *k, const kf_plan_options *o) {
+  const int vl = kf_kernel_lanes(i), piece = kf_kernel_block(i, "pixels");
+  const int b = piece * (k->nchw ? vl : 1);
+  const int cs[6] = { vl - 1, vl, vl + 1, 2 * vl + 1, 3 * vl + 1, 4 * vl + 1 };
+  const int ows[9] = { vl - 1, vl, vl + 1, b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1 };
+  int a, w;
+  th_rng r[1];
+  char lbl[200];
+  th_check(vl >= 1 && piece >= 1, "%s: metadata lanes %d, pixels block %d", o->kernel, vl, piece);
+  for (a = 0; a < 6; a++)
+    for (w = 0; w < 9; w++) {
+      bcase d;
+      if (cs[a] < 1 || ows[w] < 1 || (w > 0 && ows[w] == ows[w - 1]) || (a > 0 && cs[a] == cs[a - 1])) continue;
+      th_seed_case(r, "edge %s C=%d OW=%d", o->kernel, cs[a], ows[w]);
+      special_case(k, 0, r, &d);
+      d.pad = KF_SAME; /* OW = ceil(W / sw) */
+      d.c = cs[a];
+      d.w = (int64_t)ows[w] * k->sw;
+      d.h = ri(r, 1, 2 * k->kh + 1);
+      d.n = ri(r, 1, 2);
+      snprintf(lbl, sizeof lbl, "edge C=%s%+d OW=%d %s", a < 3 ? "VL" : a == 3 ? "2VL" : a == 4 ? "3VL" : "4VL",
+               a < 3 ? a - 1 : 1, ows[w], o->kernel);
+      run_case(&d, o, NULL, lbl, NULL);
+    }
+}
+
 static void test_every_kernel(void) {
   int i, nk = kf_kernel_count(), nspec = 0;
   for (i = 0; i < nk; i++) {
@@ -409,6 +442,7 @@ static void test_every_kernel(void) {
         run_case(&d, &o, NULL, lbl, NULL);
         llc_small(0);
       }
+    edge_cases(i, &k, &o);
     /* default selection: the best variant of this configuration here (not
        in a knob library: its variants of one configuration tie) */
     if (th_kernel_best_here(o.kernel) && !getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) {
