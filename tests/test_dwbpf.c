@@ -15,7 +15,8 @@
 **     KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning: the knob variants'
 **     library) only these;
 **   - default selection picks a specialized kernel for its configuration;
-**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K);
+**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K),
+**     and for KFORGE_L1D=1K and 1G (NHWC: the wide walker never / always);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -454,6 +455,22 @@ static void test_every_kernel(void) {
   th_check(nspec > 0, "dwbpf: %d specialized kernels in the registry", nspec);
 }
 
+/* KFORGE_L1D=v while v is not NULL (the runtime reads it at plan time),
+   else the caller's value back. */
+static void l1d_as(const char *v) {
+  static char keep[64];
+  static int saved, set;
+  if (!saved) {
+    const char *e = getenv("KFORGE_L1D");
+    snprintf(keep, sizeof keep, "%s", e ? e : "");
+    set = e != NULL;
+    saved = 1;
+  }
+  if (v) setenv("KFORGE_L1D", v, 1);
+  else if (set) setenv("KFORGE_L1D", keep, 1);
+  else unsetenv("KFORGE_L1D");
+}
+
 /* ---- thread-count determinism ---- */
 static void determinism_one(const bcase *d, const char *kernel) {
   kf_plan_options o1, o3;
@@ -496,6 +513,25 @@ static void test_determinism(void) {
     llc_small(1); /* the prefetching walkers (NHWC SIMD) */
     determinism_one(&d, kf_kernel_name(i));
     llc_small(0);
+    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G): the same sums */
+      void *a = NULL, *b = NULL;
+      kf_plan_options o;
+      char what[320];
+      memset(&o, 0, sizeof o);
+      o.kernel = kf_kernel_name(i);
+      d.c = 100; /* several wide groups of channel vectors, and a tail */
+      describe(&d, what, sizeof what);
+      l1d_as("1K");
+      run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
+      l1d_as("1G");
+      run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
+      l1d_as(NULL);
+      if (a && b)
+        th_check(memcmp(a, b, (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T)) == 0,
+                 "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      free(a);
+      free(b);
+    }
   }
 }
 
