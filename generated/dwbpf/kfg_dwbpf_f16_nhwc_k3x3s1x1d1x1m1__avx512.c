@@ -1140,7 +1140,7 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
      wide passes would lose the reuse of x rows between output rows that the
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
-  wide = (int64_t)sizeof(uint16_t) * 288 * ((c1 - c0) * 1 + 2) * 100 <= 100 * a->l1d;
+  wide = (int64_t)sizeof(uint16_t) * 288 * ((c1 - c0) * 1 + 2) <= a->l1d;
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
     if (wide)
       for (; ch + 48 <= ch1; ch += 48)

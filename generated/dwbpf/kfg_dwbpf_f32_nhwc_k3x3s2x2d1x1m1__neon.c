@@ -1158,7 +1158,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_piece(const kfi_dwbpf_args *
      wide passes would lose the reuse of x rows between output rows that the
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
-  wide = (int64_t)sizeof(float) * 72 * ((c1 - c0) * 2 + 2) * 100 <= 100 * a->l1d;
+  wide = (int64_t)sizeof(float) * 72 * ((c1 - c0) * 2 + 2) <= a->l1d;
   if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
     if (wide)
       for (; ch + 12 <= ch1; ch += 12)
