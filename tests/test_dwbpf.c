@@ -388,35 +388,43 @@ static void llc_small(int on) {
   else unsetenv("KFORGE_LLC");
 }
 
+/* One edge case of kernel o->kernel: C channels, OW output cols (SAME, so
+   W = OW * sw), a few rows; label "edge C=<clabel> OW=<ow> <kernel>". */
+static void edge_case(const kconf *k, const kf_plan_options *o, int c, const char *clabel, int ow) {
+  th_rng r[1];
+  char lbl[200];
+  bcase d;
+  th_seed_case(r, "edge %s C=%d OW=%d", o->kernel, c, ow);
+  special_case(k, 0, r, &d);
+  d.pad = KF_SAME;
+  d.c = c;
+  d.w = (int64_t)ow * k->sw;
+  d.h = ri(r, 1, 2 * k->kh + 1);
+  d.n = ri(r, 1, 2);
+  snprintf(lbl, sizeof lbl, "edge C=%s OW=%d %s", clabel, ow, o->kernel);
+  run_case(&d, o, NULL, lbl, NULL);
+}
+
 /* Edge cases from kernel i's metadata (kf_kernel_lanes, kf_kernel_block):
    C at VL - 1, VL, VL + 1 and one past 2, 3 and 4 vectors (the NHWC wide
-   walker takes several channel vectors at once), and output cols OW around
-   the vector length and a piece's cols B (B - 1 .. B + 1, 2B - 1 .. 2B + 1):
-   B = PIECE pixels, times VL where vectors run along the rows (NCHW). */
+   walker takes several channel vectors at once), each with OW at VL - 1,
+   VL, VL + 1; and OW around a piece's cols B (B - 1 .. B + 1, 2B - 1 ..
+   2B + 1; B = PIECE pixels, times VL where vectors run along the rows:
+   NCHW), each with C at VL - 1 and VL + 1. */
 static void edge_cases(int i, const kconf *k, const kf_plan_options *o) {
   const int vl = kf_kernel_lanes(i), piece = kf_kernel_block(i, "pixels");
   const int b = piece * (k->nchw ? vl : 1);
   const int cs[6] = { vl - 1, vl, vl + 1, 2 * vl + 1, 3 * vl + 1, 4 * vl + 1 };
-  const int ows[9] = { vl - 1, vl, vl + 1, b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1 };
+  static const char *const cl[6] = { "VL-1", "VL", "VL+1", "2VL+1", "3VL+1", "4VL+1" };
+  const int ows[6] = { b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1 };
   int a, w;
-  th_rng r[1];
-  char lbl[200];
   th_check(vl >= 1 && piece >= 1, "%s: metadata lanes %d, pixels block %d", o->kernel, vl, piece);
   for (a = 0; a < 6; a++)
-    for (w = 0; w < 9; w++) {
-      bcase d;
-      if (cs[a] < 1 || ows[w] < 1 || (w > 0 && ows[w] == ows[w - 1]) || (a > 0 && cs[a] == cs[a - 1])) continue;
-      th_seed_case(r, "edge %s C=%d OW=%d", o->kernel, cs[a], ows[w]);
-      special_case(k, 0, r, &d);
-      d.pad = KF_SAME; /* OW = ceil(W / sw) */
-      d.c = cs[a];
-      d.w = (int64_t)ows[w] * k->sw;
-      d.h = ri(r, 1, 2 * k->kh + 1);
-      d.n = ri(r, 1, 2);
-      snprintf(lbl, sizeof lbl, "edge C=%s%+d OW=%d %s", a < 3 ? "VL" : a == 3 ? "2VL" : a == 4 ? "3VL" : "4VL",
-               a < 3 ? a - 1 : 1, ows[w], o->kernel);
-      run_case(&d, o, NULL, lbl, NULL);
-    }
+    for (w = vl - 1; w <= vl + 1; w++)
+      if (cs[a] >= 1 && w >= 1 && (a == 0 || cs[a] != cs[a - 1])) edge_case(k, o, cs[a], cl[a], w);
+  for (w = 0; w < 6; w++)
+    for (a = 0; a < 3; a += 2)
+      if (cs[a] >= 1 && ows[w] >= 1) edge_case(k, o, cs[a], cl[a], ows[w]);
 }
 
 static void test_every_kernel(void) {
