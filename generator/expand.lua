@@ -243,6 +243,8 @@ function M.params(k, dtypes)
   p.ISA_MASKS = k.isa_def.masks -- lane masks are cheap (masked vector rows)
   p.ISA_SWEEP = k.isa_def.sweep -- batch norm's whole-row cache sweep pays off
   p.ISA_SIMD = k.isa_def.simd -- the SIMD layer: runtime/kfi_simd_<ISA_SIMD>.h
+  p.ISA_CACHED = k.isa_def.cached -- data caches: software prefetch and wider code pay off
+  p.ISA_MASKREGS = k.isa_def.maskregs -- lane masks are registers of their own (AVX-512 k)
   if k.values.T then
     local d = dtypes[k.values.T]
     p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc

@@ -130,6 +130,11 @@ kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   g->pad_left = kfi_conv_clamp_pad(pl, ow, cv.sw, kw, cv.dw);
   g->layout = a->data_format == KF_NHWC ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
   g->llc = kfi_cpu_llc_bytes();
+  {
+    kfi_caches caches;
+    kfi_cpu_caches(&caches);
+    g->l1d = caches.l1d; /* the NHWC kernels' wide walker: its reused rows must fit */
+  }
   if (numel == 0) return KF_OK; /* nothing to write */
 
   /* An empty out_backprop (TF returns the output uninitialised, and on CPU

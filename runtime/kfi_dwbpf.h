@@ -61,6 +61,7 @@ typedef struct kfi_dwbpf_args {
   void *dw_out;                  /* T: filter_backprop [kh, kw, c, m] */
   void *scratch;                 /* the kernel's scratch query, in bytes */
   int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
+  int64_t l1d;                   /* bytes of the L1 data cache (kfi_cpu_caches: the default if unknown) */
 } kfi_dwbpf_args;
 
 /* Whether x and dy together exceed half the last-level cache, so that a

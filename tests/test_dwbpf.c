@@ -10,10 +10,13 @@
 **     among them many channels over few pixels (channel groups, pieces
 **     bounded by L1B), a third of them with KFORGE_LLC=64K (the NHWC SIMD
 **     kernels' prefetching walkers, chosen where x and dy exceed half the
-**     LLC); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
-**     the knob variants' library) only these;
+**     LLC), and named edge cases from its metadata (C around its vector
+**     length, output cols around its piece); with
+**     KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning: the knob variants'
+**     library) only these;
 **   - default selection picks a specialized kernel for its configuration;
-**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K);
+**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K),
+**     and for KFORGE_L1D=1K and 1G (NHWC: the wide walker never / always);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -385,6 +388,45 @@ static void llc_small(int on) {
   else unsetenv("KFORGE_LLC");
 }
 
+/* One edge case of kernel o->kernel: C channels, OW output cols (SAME, so
+   W = OW * sw), a few rows; label "edge C=<clabel> OW=<ow> <kernel>". */
+static void edge_case(const kconf *k, const kf_plan_options *o, int c, const char *clabel, int ow) {
+  th_rng r[1];
+  char lbl[200];
+  bcase d;
+  th_seed_case(r, "edge %s C=%d OW=%d", o->kernel, c, ow);
+  special_case(k, 0, r, &d);
+  d.pad = KF_SAME;
+  d.c = c;
+  d.w = (int64_t)ow * k->sw;
+  d.h = ri(r, 1, 2 * k->kh + 1);
+  d.n = ri(r, 1, 2);
+  snprintf(lbl, sizeof lbl, "edge C=%s OW=%d %s", clabel, ow, o->kernel);
+  run_case(&d, o, NULL, lbl, NULL);
+}
+
+/* Edge cases from kernel i's metadata (kf_kernel_lanes, kf_kernel_block):
+   C at VL - 1, VL, VL + 1 and one past 2, 3 and 4 vectors (the NHWC wide
+   walker takes several channel vectors at once), each with OW at VL - 1,
+   VL, VL + 1; and OW around a piece's cols B (B - 1 .. B + 1, 2B - 1 ..
+   2B + 1; B = PIECE pixels, times VL where vectors run along the rows:
+   NCHW), each with C at VL - 1 and VL + 1. */
+static void edge_cases(int i, const kconf *k, const kf_plan_options *o) {
+  const int vl = kf_kernel_lanes(i), piece = kf_kernel_block(i, "pixels");
+  const int b = piece * (k->nchw ? vl : 1);
+  const int cs[6] = { vl - 1, vl, vl + 1, 2 * vl + 1, 3 * vl + 1, 4 * vl + 1 };
+  static const char *const cl[6] = { "VL-1", "VL", "VL+1", "2VL+1", "3VL+1", "4VL+1" };
+  const int ows[6] = { b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1 };
+  int a, w;
+  th_check(vl >= 1 && piece >= 1, "%s: metadata lanes %d, pixels block %d", o->kernel, vl, piece);
+  for (a = 0; a < 6; a++)
+    for (w = vl - 1; w <= vl + 1; w++)
+      if (cs[a] >= 1 && w >= 1 && (a == 0 || cs[a] != cs[a - 1])) edge_case(k, o, cs[a], cl[a], w);
+  for (w = 0; w < 6; w++)
+    for (a = 0; a < 3; a += 2)
+      if (cs[a] >= 1 && ows[w] >= 1) edge_case(k, o, cs[a], cl[a], ows[w]);
+}
+
 static void test_every_kernel(void) {
   int i, nk = kf_kernel_count(), nspec = 0;
   for (i = 0; i < nk; i++) {
@@ -409,6 +451,7 @@ static void test_every_kernel(void) {
         run_case(&d, &o, NULL, lbl, NULL);
         llc_small(0);
       }
+    edge_cases(i, &k, &o);
     /* default selection: the best variant of this configuration here (not
        in a knob library: its variants of one configuration tie) */
     if (th_kernel_best_here(o.kernel) && !getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) {
@@ -418,6 +461,22 @@ static void test_every_kernel(void) {
     }
   }
   th_check(nspec > 0, "dwbpf: %d specialized kernels in the registry", nspec);
+}
+
+/* KFORGE_L1D=v while v is not NULL (the runtime reads it at plan time),
+   else the caller's value back. */
+static void l1d_as(const char *v) {
+  static char keep[64];
+  static int saved, set;
+  if (!saved) {
+    const char *e = getenv("KFORGE_L1D");
+    snprintf(keep, sizeof keep, "%s", e ? e : "");
+    set = e != NULL;
+    saved = 1;
+  }
+  if (v) setenv("KFORGE_L1D", v, 1);
+  else if (set) setenv("KFORGE_L1D", keep, 1);
+  else unsetenv("KFORGE_L1D");
 }
 
 /* ---- thread-count determinism ---- */
@@ -462,6 +521,25 @@ static void test_determinism(void) {
     llc_small(1); /* the prefetching walkers (NHWC SIMD) */
     determinism_one(&d, kf_kernel_name(i));
     llc_small(0);
+    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G): the same sums */
+      void *a = NULL, *b = NULL;
+      kf_plan_options o;
+      char what[320];
+      memset(&o, 0, sizeof o);
+      o.kernel = kf_kernel_name(i);
+      d.c = 100; /* several wide groups of channel vectors, and a tail */
+      describe(&d, what, sizeof what);
+      l1d_as("1K");
+      run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
+      l1d_as("1G");
+      run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
+      l1d_as(NULL);
+      if (a && b)
+        th_check(memcmp(a, b, (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T)) == 0,
+                 "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      free(a);
+      free(b);
+    }
   }
 }
 

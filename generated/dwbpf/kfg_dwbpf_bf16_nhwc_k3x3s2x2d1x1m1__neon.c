@@ -1143,6 +1143,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_piece(const kfi_dwbpf_args 
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
   int64_t r0, r1, c0, c1, lo, hi, ch = ch0;
+  int wide;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* interior cols: ox*2 - PL >= 0 and ox*2 - PL + 2 < W;
      c0 <= lo <= hi <= c1: [c0, lo) and [hi, c1) are the border cols */
@@ -1152,19 +1153,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_piece(const kfi_dwbpf_args 
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
+  /* wide where the input rows a channel pass reuses (kh rows of x and dy,
+     3 vectors per pixel) fill at most L1W percent of the L1d: else the
+     wide passes would lose the reuse of x rows between output rows that the
+     narrow ones keep. Each accumulator sums the same terms in the same order
+     either way. */
+  wide = (int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 2 + 2) <= a->l1d;
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
-    if ((int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 2 + 2) <= 24576)
+    if (wide)
       for (; ch + 12 <= ch1; ch += 12)
         kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     for (; ch + 4 <= ch1; ch += 4) {
       kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     }
   }
-  /* wide where the input rows a channel pass reuses (kh rows of x and dy,
-     CV vectors per pixel) fit L1W bytes: else the wide passes would lose
-     the reuse of x rows between output rows that the narrow ones keep.
-     Each accumulator sums the same terms in the same order either way. */
-  if ((int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 2 + 2) <= 24576)
+  if (wide)
     for (; ch + 12 <= ch1; ch += 12)
       kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_p1_wide(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   for (; ch + 4 <= ch1; ch += 4) {

@@ -14,14 +14,14 @@ size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
    p, the other lanes 0: only p[off + lo], ..., p[off + hi - 1] are read,
    and only they need exist (lane 0's address may lie before the row, so it
    is formed as an integer; masked lanes are not read). */
-typedef struct { int64_t lo, hi; } kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m;
-static inline kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(int64_t lo, int64_t hi) {
-  kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m m;
+typedef struct { int64_t lo, hi; } kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask;
+static inline kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(int64_t lo, int64_t hi) {
+  kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask m;
   m.lo = lo;
   m.hi = hi;
   return m;
 }
-static inline kv_f kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(const uint16_t *p, int64_t off, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m m) {
+static inline kv_f kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(const uint16_t *p, int64_t off, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask m) {
   uint16_t buf[1];
   int64_t i;
   for (i = 0; i < 1; i++) buf[i] = i >= m.lo && i < m.hi ? p[off + i] : (uint16_t)0;
@@ -121,11 +121,11 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const
   kv_f s2_2 = kv_zero();
   for (j = 0; j < nvec; j++) {
     int64_t ox0;
-    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m m0;
+    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask m0;
     int64_t lo0, hi0;
-    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m m1;
+    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask m1;
     int64_t lo1, hi1;
-    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_m m2;
+    kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mask m2;
     int64_t lo2, hi2;
     if (j == jl) j = jr;
     if (j >= nvec) break;
@@ -134,17 +134,17 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const
     lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
     hi0 = c1 - ox0 < 1 ? c1 - ox0 : 1;
     if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
-    m0 = hi0 > lo0 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(lo0, hi0) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(0, 0);
+    m0 = hi0 > lo0 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo0, hi0) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
     /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
     lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
     hi1 = c1 - ox0 < 1 ? c1 - ox0 : 1;
     if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
-    m1 = hi1 > lo1 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(lo1, hi1) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(0, 0);
+    m1 = hi1 > lo1 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo1, hi1) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
     /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
     lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
     hi2 = c1 - ox0 < 1 ? c1 - ox0 : 1;
     if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
-    m2 = hi2 > lo2 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(lo2, hi2) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_mk(0, 0);
+    m2 = hi2 > lo2 ? kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo2, hi2) : kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
     b = r0 / OH;
     oy = r0 % OH;
     for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
@@ -168,22 +168,22 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const
       }
       if (!vm) continue;
       if (hi0 > lo0) {
-        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(g, ox0, m0);
-        if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x0, ox0 - PL + 0, m0), gv), s0_0);
-        if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x1, ox0 - PL + 0, m0), gv), s1_0);
-        if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x2, ox0 - PL + 0, m0), gv), s2_0);
+        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, ox0, m0);
+        if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, ox0 - PL + 0, m0), gv), s0_0);
+        if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, ox0 - PL + 0, m0), gv), s1_0);
+        if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, ox0 - PL + 0, m0), gv), s2_0);
       }
       if (hi1 > lo1) {
-        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(g, ox0, m1);
-        if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x0, ox0 - PL + 1, m1), gv), s0_1);
-        if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x1, ox0 - PL + 1, m1), gv), s1_1);
-        if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x2, ox0 - PL + 1, m1), gv), s2_1);
+        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, ox0, m1);
+        if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, ox0 - PL + 1, m1), gv), s0_1);
+        if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, ox0 - PL + 1, m1), gv), s1_1);
+        if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, ox0 - PL + 1, m1), gv), s2_1);
       }
       if (hi2 > lo2) {
-        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(g, ox0, m2);
-        if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x0, ox0 - PL + 2, m2), gv), s0_2);
-        if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x1, ox0 - PL + 2, m2), gv), s1_2);
-        if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_ldm(x2, ox0 - PL + 2, m2), gv), s2_2);
+        const kv_f gv = kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, ox0, m2);
+        if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, ox0 - PL + 2, m2), gv), s0_2);
+        if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, ox0 - PL + 2, m2), gv), s1_2);
+        if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, ox0 - PL + 2, m2), gv), s2_2);
       }
     }
   }

@@ -127,7 +127,7 @@ return {
     RED = 512,          -- filter elements per chunk of the final reduction (calling thread)
     L1B = 0,            -- NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound; docs/performance_dwbpf.md)
     PF = 1,             -- SIMD kernels: prefetch the next channel vector's lines (NHWC) or rows ahead (NCHW) (0: no)
-    L1W = 24576,        -- NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors
+    L1W = 100,          -- NHWC SIMD kernels: percent of the detected L1d the reused rows of a wide pass may fill
   },
 
   -- Tunable params (docs/tuning.md): every value is correct (the partition
@@ -138,7 +138,7 @@ return {
     { name = "L1B", tag = "l", values = { 0, 16384, 32768, 65536 },
       doc = "NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound)" },
     { name = "PF", tag = "pf", values = { 0, 1 }, doc = "SIMD kernels: prefetch (NHWC: the next channel vector; NCHW: rows ahead)" },
-    { name = "L1W", tag = "w", values = { 0, 12288, 24576, 49152, 1073741824 },
-      doc = "NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors (0: never)" },
+    { name = "L1W", tag = "w", values = { 0, 50, 100, 200, 100000 },
+      doc = "NHWC SIMD kernels: percent of the detected L1d the reused rows of a wide pass may fill (0: never wide)" },
   },
 }

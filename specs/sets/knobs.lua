@@ -72,7 +72,7 @@ return {
       kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1, knobs = { PF = 0 } },
     { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512" }, T = "f32", layout = "nhwc",
       kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
-      knobs = { L1W = { 0, 1073741824 } } },
+      knobs = { L1W = { 0, 100000 } } },
     { family = "dwbpf", kind = "generic", T = "*" },
   },
 }
