@@ -305,23 +305,6 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block_body00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-/* One interior pixel o (every filter col of the phase present), channels
-   [c0, c1) at any bounds, stored plainly with masks: the parts of a row's
-   first and last interior pixels that the shifted, streamed blocks leave
-   (nhwc_rows.c.in); filter row fy exists iff bit fy of vm; q as below. */
-static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(const float *r0, unsigned vm,
-                                          int64_t q, const float *flt, float *o, int64_t CM, int64_t c0, int64_t c1) {
-  for (; c0 < c1; c0 += 8) {
-    const int64_t n = c1 - c0 < 8 ? c1 - c0 : 8;
-    kv_f s = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      s = kv_fma(kv_ldn(r0 + q * CM + c0, n, kv_zero()),
-                 kv_ldn(flt + c0, n, kv_zero()), s);
-    }
-    kv_stn(o + c0, s, n);
-  }
-}
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -399,42 +382,7 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr - kl >= 3 && x->nt && x->shift) {
-        /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
-           line boundaries (a virtual pixel's last lines are the next pixel's first channels:
-           the same taps, a rotated filter, x->frot); the channels they leave, pixel kl's
-           first x->shift and pixel kr - 1's others, stored plainly (a line both streamed and
-           stored plainly costs more than the stream saves) */
-        const int64_t ni = kr - 1 - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (k = kl, bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          const int64_t q0 = (x0 + k + PL);
-          float *o = d + (x0 + k) * C + x->shift;
-          if (all && wb > 3) {
-            switch (wb) {
-              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_4(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
-              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
-              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
-              default: break;
-            }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_4(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
-              default: break;
-            }
-          }
-          k += wb;
-        }
-        if (cb == 0) {
-          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(r0, vm, (x0 + kl + PL), flt, d + (x0 + kl) * C, CM, 0, x->shift);
-          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(r0, vm, (x0 + kr - 1 + PL), flt, d + (x0 + kr - 1) * C, CM, x->shift, C);
-        }
-      } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 6 pixels */
+      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 6 pixels */
         const int64_t ni = kr - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -469,21 +417,21 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
-              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
-              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
-              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               default: break;
             }
           }
