@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "th_pool.h"
 #include "kfi_wisdom.h" /* kfi_choices[]: the values every_variant forces */
 #include "ref/bngrad_ref.h"
 #include "ref/dwbpf_ref.h"
@@ -172,6 +173,14 @@ static kf_status plan(const call *k, kf_plan *p, int measure, kf_error *err) {
   return kf_plan_op(p, k->op, &k->a, k->in, k->nin, &o, err);
 }
 
+/* The same, on three threads (th_pool3): the wisdom key names the count. */
+static kf_status plan_on3(const call *k, kf_plan *p, kf_error *err) {
+  kf_plan_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = &th_pool3;
+  return kf_plan_op(p, k->op, &k->a, k->in, k->nin, &o, err);
+}
+
 /* Runs the plan and compares with the reference: 1 when within tolerance. */
 static int run_ok(const call *k, const kf_plan *p, const char *what) {
   kf_error err;
@@ -293,11 +302,36 @@ static int choice_words(int family, char words[][48], int max) {
   return nw;
 }
 
+/* Runs p3 (three threads) and compares with the outputs k->out holds
+   (p's, one thread) bitwise: a plan's results never depend on the thread
+   count, whatever its choices. */
+static void same_on3(call *k, const kf_plan *p3, const char *what) {
+  void *one[3] = { NULL, NULL, NULL };
+  kf_error err;
+  int i, same = 1;
+  for (i = 0; i < 3 && k->out[i]; i++) {
+    one[i] = malloc(k->nout[i] * sizeof(float));
+    memcpy(one[i], k->out[i], k->nout[i] * sizeof(float));
+  }
+  {
+    void *outs[5] = { k->out[0], k->out[1], k->out[2], NULL, NULL };
+    size_t sb = kf_plan_scratch_bytes(p3);
+    void *scratch = sb ? malloc(sb) : NULL;
+    if (kf_execute(p3, (const void *const *)k->buf, outs, scratch, sb, &err) != KF_OK) same = 0;
+    free(scratch);
+  }
+  for (i = 0; i < 3 && k->out[i]; i++) {
+    same &= memcmp(one[i], k->out[i], k->nout[i] * sizeof(float)) == 0;
+    free(one[i]);
+  }
+  th_check(same, "%s: 3 threads bitwise as 1", what);
+}
+
 /* Every variant, forced through a wisdom entry: kernels that serve the call
-   here are used and checked, under every parameter value; others are stale
-   and leave the rule. */
+   here are used and checked, under every parameter value, on one thread
+   and on three; others are stale and leave the rule. */
 static void every_variant(call *k, int family_id, const char *family, const char *what, const char *file) {
-  char head[2048], text[4096], path[512], ch[300], words[KFI_MAX_CHOICES * KFI_CHOICE_VALUES + 1][48];
+  char head[2048], head3[2048], text[4096], path[512], ch[300], words[KFI_MAX_CHOICES * KFI_CHOICE_VALUES + 1][48];
   kf_plan p, r, rule;
   kf_error err;
   kf_kernel_info key;
@@ -310,6 +344,12 @@ static void every_variant(call *k, int family_id, const char *family, const char
     th_check(0, "%s: an entry to vary", what);
     return;
   }
+  { /* the same call's key on three threads */
+    char *t = strstr(head, " threads=1\t");
+    snprintf(head3, sizeof head3, "%s", head);
+    if (!th_check(t != NULL, "%s: the key names one thread", what)) return;
+    head3[t - head + 9] = '3';
+  }
   for (i = -1; (i = th_next_kernel(family, i)) >= 0;) {
     const kf_kernel_info *ki = th_kernel(i);
     int fits = th_kernel_runnable(ki->name), a;
@@ -319,7 +359,8 @@ static void every_variant(call *k, int family_id, const char *family, const char
     fitting += fits;
     for (v = 0; v < nv; v++) {
       char w[300], word[64];
-      snprintf(text, sizeof text, "# kforge wisdom 1\n%.2000skernel=%.1000s%.47s\n", head, ki->name, words[v]);
+      snprintf(text, sizeof text, "# kforge wisdom 1\n%.1900skernel=%.80s%.47s\n%.1900skernel=%.80s%.47s\n", head, ki->name,
+               words[v], head3, ki->name, words[v]);
       write_text(path, text);
       kf_wisdom_forget();
       snprintf(w, sizeof w, "%.40s, %.180s%.47s", what, ki->name, words[v]);
@@ -334,7 +375,12 @@ static void every_variant(call *k, int family_id, const char *family, const char
         th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && !strcmp(kf_plan_kernel_name(&p), ki->name) &&
                      strstr(ch, word) != NULL,
                  "%s: the entry is used (source %d: %s)", w, kf_plan_source(&p), ch);
-        used += run_ok(k, &p, w);
+        if (run_ok(k, &p, w)) {
+          kf_plan p3;
+          used++;
+          if (th_check(plan_on3(k, &p3, &err) == KF_OK && kf_plan_source(&p3) == KF_PLAN_BY_WISDOM, "%s: planned on 3 threads from wisdom", w))
+            same_on3(k, &p3, w);
+        }
       } else {
         th_check(kf_plan_source(&p) == KF_PLAN_BY_RULE && !strcmp(kf_plan_kernel_name(&p), kf_plan_kernel_name(&rule)),
                  "%s: a kernel that cannot serve the call is ignored (stale), the rule stands", w);
