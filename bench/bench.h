@@ -100,9 +100,10 @@ void bench_miss(bench_misses *m, const char *fmt, ...)
 /* "Target <target>: met (<rows> rows)." or "... missed on N: <misses>." */
 void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char *target, int rows);
 
-/* Times fn(a) and fn(b) alternately, call by call (ABAB: drift and other
-   tenants hit both alike): ctx->warmup untimed calls of each, then
-   ctx->reps timed calls of each. *noise: the larger relative median
+/* Times fn(a) and fn(b) alternately, call by call, in ABBA order (drift and
+   other tenants hit both alike; strict ABAB let a competitor's time slices
+   fall on the second call of every pair): ctx->warmup untimed calls of
+   each, then ctx->reps timed calls of each. *noise: the larger relative median
    absolute deviation of the two series. */
 void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void *b, bench_stats *sa, bench_stats *sb,
                      double *noise);

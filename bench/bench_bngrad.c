@@ -276,7 +276,7 @@ void bench_bngrad(bench_ctx *ctx) {
         /* single thread, pinned */
         bench_pin_single();
         omp_set_num_threads(1);
-        bench_time_pair(ctx, run_kf, &k1, &km, &t_k1, &t_km, &noise); /* the rule's plan and the measured one, ABAB */
+        bench_time_pair(ctx, run_kf, &k1, &km, &t_k1, &t_km, &noise); /* the rule's plan and the measured one, alternating */
         if (have_dnnl) t_d1 = bench_time(ctx, run_dnnl, &dj);
         /* all threads */
         bench_pin_all();

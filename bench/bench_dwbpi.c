@@ -248,7 +248,7 @@ void bench_dwbpi(bench_ctx *ctx) {
 
     bench_pin_single();
     omp_set_num_threads(1);
-    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, ABAB */
+    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, alternating */
     if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
     bench_pin_all();
     omp_set_num_threads(ctx->all_threads);

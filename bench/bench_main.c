@@ -181,13 +181,13 @@ void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void 
   int i, n = ctx->reps < 1 ? 1 : ctx->reps > 1000 ? 1000 : ctx->reps;
   double na, nb;
   for (i = 0; i < ctx->warmup; i++) fn(a), fn(b);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n; i++) { /* ABBA: neither always runs second (a competitor's slices alias with strict ABAB) */
     double t0 = bench_now_ms();
-    fn(a);
-    ta[i] = bench_now_ms() - t0;
+    fn(i % 2 ? b : a);
+    (i % 2 ? tb : ta)[i] = bench_now_ms() - t0;
     t0 = bench_now_ms();
-    fn(b);
-    tb[i] = bench_now_ms() - t0;
+    fn(i % 2 ? a : b);
+    (i % 2 ? ta : tb)[i] = bench_now_ms() - t0;
   }
   sa->median_ms = median_of(ta, n), sa->min_ms = ta[0];
   sb->median_ms = median_of(tb, n), sb->min_ms = tb[0];
