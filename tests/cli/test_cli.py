@@ -960,6 +960,10 @@ p = subprocess.run([KFORGE, "tune", "--batch", "--out", wis2], input="FusedBatch
                    capture_output=True, text=True, timeout=60, env=env)
 check(p.returncode == 1 and "line 1" in p.stderr and "--frob" in p.stderr, "tune --batch: a bad line is named",
       p.stderr)
+p = subprocess.run([KFORGE, "tune", "--batch", "--out", os.path.join(WORK, "none.wisdom")], input="\n",
+                   capture_output=True, text=True, timeout=60, env=env)
+check(p.returncode == 1 and "no calls" in p.stderr and not os.path.exists(os.path.join(WORK, "none.wisdom")),
+      "tune --batch without calls: an error, no file written", p.stderr)
 p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis2], capture_output=True, text=True,
                    timeout=60, env=dict(env, KFORGE_LUA="/nonexistent/lua5.4"))
 check(p.returncode == 1 and "needs Lua 5.4" in p.stderr and "tune --batch" in p.stderr,

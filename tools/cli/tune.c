@@ -293,6 +293,7 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     if (tune_call(&call, call.name, threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
     ncalls++;
   }
+  if (rc == 0 && ncalls == 0) snprintf(msg, n, "%s: no calls", manifest ? manifest : "tune --batch"), rc = 1;
   if (rc == 0) {
     if (!compare) printf("%d calls planned in %.2f s (%d thread%s)\n", ncalls, now_s() - t0, threads, threads > 1 ? "s" : "");
     else
