@@ -122,8 +122,8 @@ static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in)
 
 /* Plans one call in measured mode; 0, or -1 with msg. With compare, also
    times the rule's plan and the measured one (sum[0], sum[1] += ms). */
-static int tune_call(const kfc_call *c, const char *label, const kf_threads *th, int compare, double *sum, char *msg,
-                     size_t n) {
+static int tune_call(const kfc_call *c, const kf_threads *th, int compare, double *sum, char *msg, size_t n) {
+  const char *label = c->name;
   kf_plan_options opt;
   kf_plan plan;
   kf_error err;
@@ -290,7 +290,7 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
       break;
     }
     if (!call.name[0]) snprintf(call.name, sizeof call.name, "line %d", i);
-    if (tune_call(&call, call.name, threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
+    if (tune_call(&call, threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
     ncalls++;
   }
   if (rc == 0 && ncalls == 0) snprintf(msg, n, "%s: no calls", manifest ? manifest : "tune --batch"), rc = 1;
