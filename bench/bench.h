@@ -100,6 +100,27 @@ void bench_miss(bench_misses *m, const char *fmt, ...)
 /* "Target <target>: met (<rows> rows)." or "... missed on N: <misses>." */
 void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char *target, int rows);
 
+/* Times fn(a) and fn(b) alternately, call by call (drift and other tenants
+   hit both alike), which first by a fixed pseudo-random bit per pair
+   (strict ABAB let a competitor's time slices fall on the second call of
+   every pair): ctx->warmup untimed calls of each, then ctx->reps timed
+   calls of each. *noise: the larger relative median
+   absolute deviation of the two series. */
+void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void *b, bench_stats *sa, bench_stats *sb,
+                     double *noise);
+
+/* Issue 27's targets for the measured plan, row by row (docs/tuning.md):
+   the measured plan is never slower than the rule's beyond noise (a miss:
+   median more than max(3%, 2 x noise) and minimum more than 3% slower),
+   and the rule's plan is within 10% of the measured one (a miss: median
+   and minimum both more than 10% slower). */
+typedef struct {
+  bench_misses slower, far;
+  int rows;
+} bench_plan_targets;
+void bench_plan_row(bench_plan_targets *t, const char *row, bench_stats rule, bench_stats measured, double noise);
+void bench_print_plan_targets(const bench_ctx *ctx, const bench_plan_targets *t);
+
 /* Each op family's entry point, bench_<family>(bench_ctx *), is declared
    and called by bench_main.c from the generated kfg_bench.h. */
 

@@ -194,6 +194,8 @@ void bench_bngrad(bench_ctx *ctx) {
   const float eps = 0.001f;
   int si, layout, ti, rows1 = 0, rowsn = 0;
   bench_misses miss1, missn; /* every row at 1T; rows above 1 MB (dy + x) at all threads */
+  bench_plan_targets plan_t;
+  memset(&plan_t, 0, sizeof plan_t);
   memset(&miss1, 0, sizeof miss1);
   memset(&missn, 0, sizeof missn);
   if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) {
@@ -219,7 +221,7 @@ void bench_bngrad(bench_ctx *ctx) {
         kf_job k1, kn, km;
         dnnl_job dj, djn;
         bench_stats t_k1, t_kn, t_km, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
-        double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1;
+        double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1, noise;
         void *dy, *x, *dx, *dx2;
         float *scale, *mean, *var, *ds, *doff, *ds2, *doff2;
         int have_dnnl, have_dnnl_n;
@@ -274,8 +276,7 @@ void bench_bngrad(bench_ctx *ctx) {
         /* single thread, pinned */
         bench_pin_single();
         omp_set_num_threads(1);
-        t_k1 = bench_time(ctx, run_kf, &k1);
-        t_km = bench_time(ctx, run_kf, &km);
+        bench_time_pair(ctx, run_kf, &k1, &km, &t_k1, &t_km, &noise); /* the rule's plan and the measured one, alternating */
         if (have_dnnl) t_d1 = bench_time(ctx, run_dnnl, &dj);
         /* all threads */
         bench_pin_all();
@@ -333,6 +334,7 @@ void bench_bngrad(bench_ctx *ctx) {
                          (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC", tname(T), best / t_kn.median_ms);
           }
         }
+        bench_plan_row(&plan_t, key + 7, t_k1, t_km, noise);
         fmt_ms(c[10], 32, t_km.median_ms);
         fmt_ratio(c[11], 32, t_km.median_ms, t_k1.median_ms);
         bench_printf(ctx, "| %lldx%lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f%% | %s | %s | %s | %s | %s | %.1e | %s | %s | %s | %s |\n",
@@ -352,6 +354,7 @@ void bench_bngrad(bench_ctx *ctx) {
   if (rows1 > 0) bench_print_misses(ctx, &miss1, "1T: ahead of the faster library on every row", rows1);
   if (rowsn > 0)
     bench_print_misses(ctx, &missn, "all threads, shapes above 1 MB: no slower than the faster library", rowsn);
+  bench_print_plan_targets(ctx, &plan_t);
   bench_printf(ctx, "\n");
   dnnl_engine_destroy(engine);
 }

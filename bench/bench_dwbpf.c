@@ -278,6 +278,8 @@ void bench_dwbpf(bench_ctx *ctx) {
   size_t ci;
   int have_dnnl, ln = 0, lnn = 0, ix_in, ix_fs, ix_dy;
   double lsum = 0, lsumn = 0;
+  bench_plan_targets plan_t;
+  memset(&plan_t, 0, sizeof plan_t);
   bench_printf(ctx, "\n## " OP_NAME " (TF SAME; median ms of %d calls; %d threads = all)\n\n", ctx->reps,
                ctx->all_threads);
   if (op == KF_OP_INVALID) {
@@ -297,12 +299,12 @@ void bench_dwbpf(bench_ctx *ctx) {
                "\"rel diff\" = max|a - b| / max|b| against a float64 reference and against oneDNN.\n\n");
   bench_printf(ctx, "| case | kforge 1T | oneDNN 1T | torch 1T | best lib 1T | speedup 1T | kf GFLOP/s 1T | kforge %dT | "
                "oneDNN %dT | torch %dT | speedup %dT | kf GFLOP/s %dT | rel diff vs f64 | rel diff vs oneDNN | "
-               "kernel | oneDNN impl |\n",
+               "kernel | oneDNN impl | measured plan 1T | measured/rule | measured choices |\n",
                ctx->all_threads, ctx->all_threads, ctx->all_threads, ctx->all_threads, ctx->all_threads);
-  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
     const fcase *d = &cases[ci];
-    char key[96], sbuf[64], c1[5][32], cn[5][32], r64[40], rdn[40];
+    char key[96], sbuf[64], c1[5][32], cn[5][32], cm[2][32], r64[40], rdn[40], chosen[256];
     int oh = (d->h + d->s - 1) / d->s, ow = (d->w + d->s - 1) / d->s;
     int pt = ((oh - 1) * d->s + d->k - d->h) / 2, pl = ((ow - 1) * d->s + d->k - d->w) / 2;
     size_t es = kf_dtype_size(d->T), nf = (size_t)d->k * d->k * d->c * d->m,
@@ -313,12 +315,12 @@ void bench_dwbpf(bench_ctx *ctx) {
     kf_attrs at;
     kf_plan_options o1, on;
     kf_error err;
-    kjob k1, kn;
+    kjob k1, kn, km;
     djob dj, djn;
     void *x, *g, *fw;
     double *ref, *got, *dn, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, e64 = -1, edn = -1;
-    double tt1, ttn, best1, bestn;
-    bench_stats tk1, tkn, td1 = { -1, -1 }, tdn = { -1, -1 };
+    double tt1, ttn, best1, bestn, noise;
+    bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
     int wrong;
     case_key(d, key, sizeof key);
     if (!bench_selected(ctx, key)) continue;
@@ -341,6 +343,7 @@ void bench_dwbpf(bench_ctx *ctx) {
     if (d->nchw) in[ix_dy].dims[1] = d->c * d->m, in[ix_dy].dims[2] = oh, in[ix_dy].dims[3] = ow;
     else in[ix_dy].dims[1] = oh, in[ix_dy].dims[2] = ow, in[ix_dy].dims[3] = d->c * d->m;
     memset(&o1, 0, sizeof o1);
+    o1.measure = KF_PLAN_RULE; /* the rule's plans, whatever KFORGE_WISDOM holds */
     on = o1;
     on.threads = ctx->pool;
     if (kf_plan_op(&k1.plan, op, &at, in, 3, &o1, &err) != KF_OK ||
@@ -374,6 +377,16 @@ void bench_dwbpf(bench_ctx *ctx) {
     kn.scratch = kn.scratch_bytes ? bench_alloc(kn.scratch_bytes) : NULL;
     k1.in[ix_in] = kn.in[ix_in] = x, k1.in[ix_fs] = kn.in[ix_fs] = fsizes, k1.in[ix_dy] = kn.in[ix_dy] = g;
     k1.out[0] = kn.out[0] = fw;
+    { /* the measured plan (docs/tuning.md), 1 thread, timed on these very buffers */
+      const void *bufs[4];
+      bufs[ix_in] = x, bufs[ix_fs] = fsizes, bufs[ix_dy] = g, bufs[3] = fw;
+      o1.measure = KF_PLAN_MEASURE;
+      o1.buffers = bufs;
+      km = k1;
+      if (kf_plan_op(&km.plan, op, &at, in, 3, &o1, &err) != KF_OK) km.plan = k1.plan;
+      km.scratch_bytes = kf_plan_scratch_bytes(&km.plan);
+      km.scratch = km.scratch_bytes ? bench_alloc(km.scratch_bytes) : NULL;
+    }
     /* oneDNN fixes a primitive's thread count when it is created: one
        primitive per thread count, each created under its own setting */
     memset(&dj, 0, sizeof dj);
@@ -386,7 +399,7 @@ void bench_dwbpf(bench_ctx *ctx) {
 
     bench_pin_single();
     omp_set_num_threads(1);
-    tk1 = bench_time(ctx, run_kf, &k1);
+    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, alternating */
     if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
     bench_pin_all();
     omp_set_num_threads(ctx->all_threads);
@@ -400,7 +413,7 @@ void bench_dwbpf(bench_ctx *ctx) {
     for (i = 0; i < nf; i++) got[i] = val(d->T, fw, i);
     e64 = rel_diff(got, ref, nf);
     if (djn.ok && dnnl_weights_tf(d, &djn, dn)) edn = rel_diff(got, dn, nf);
-    wrong = k1.status != KF_OK || kn.status != KF_OK || !(e64 <= tolerance(d->T));
+    wrong = k1.status != KF_OK || kn.status != KF_OK || km.status != KF_OK || !(e64 <= tolerance(d->T));
 
     tt1 = bench_ext_ms(ctx, key, 1);
     ttn = bench_ext_ms(ctx, key, ctx->all_threads);
@@ -423,23 +436,29 @@ void bench_dwbpf(bench_ctx *ctx) {
     fmt_ms(cn[2], 32, ttn);
     if (bestn > 0) snprintf(cn[3], 32, "%.2fx", bestn / tkn.median_ms);
     else snprintf(cn[3], 32, "-");
+    if (!wrong) bench_plan_row(&plan_t, key + 6, tk1, tkm, noise);
+    fmt_ms(cm[0], 32, tkm.median_ms);
+    snprintf(cm[1], 32, "%.2f", tkm.median_ms / tk1.median_ms);
     snprintf(r64, sizeof r64, "%.1e%s", e64, wrong ? " WRONG" : "");
     if (edn < 0) snprintf(rdn, sizeof rdn, "-");
     else snprintf(rdn, sizeof rdn, "%.1e%s", edn, djn.wdt == dnnl_f32 && d->T != KF_FLOAT ? " (oneDNN f32 out)" : "");
-    bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %.1f | %s | %s | %s | %s |\n",
+    bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n",
                  key + 6, c1[0], c1[1], c1[2], c1[3], c1[4], flops / tk1.median_ms * 1e-6, cn[0], cn[1], cn[2],
                  cn[3], flops / tkn.median_ms * 1e-6, r64, rdn, kf_plan_kernel_name(&k1.plan),
-                 dj.ok ? dj.impl : have_dnnl ? "(no primitive)" : "(no engine)");
+                 dj.ok ? dj.impl : have_dnnl ? "(no primitive)" : "(no engine)", cm[0], cm[1],
+                 kf_plan_choices(&km.plan, chosen, sizeof chosen));
     dnnl_teardown(&dj);
     dnnl_teardown(&djn);
     if (k1.scratch) bench_free(k1.scratch);
     if (kn.scratch) bench_free(kn.scratch);
+    if (km.scratch) bench_free(km.scratch);
     bench_free(x), bench_free(g), bench_free(fw), bench_free(ref), bench_free(got), bench_free(dn);
   }
   if (ln > 0 || lnn > 0)
     bench_printf(ctx, "\nf32 NHWC: geometric-mean speedup over the faster library: 1T %.2fx (%d shapes), %dT %.2fx "
                  "(%d shapes); > 1 means kforge is faster\n",
                  ln ? exp(lsum / ln) : 0.0, ln, ctx->all_threads, lnn ? exp(lsumn / lnn) : 0.0, lnn);
+  bench_print_plan_targets(ctx, &plan_t);
   bench_printf(ctx, "\n");
   if (eng) dnnl_engine_destroy(eng);
 }

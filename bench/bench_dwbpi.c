@@ -161,6 +161,8 @@ void bench_dwbpi(bench_ctx *ctx) {
   double lsum = 0, lsum_dm2 = 0, lsum_m1 = 0;
   int ln = 0, ln_m1 = 0, rows_n = 0, have_dm2 = 0;
   bench_misses miss1, missn; /* f32 NHWC multiplier 1 at 1T; shapes above 1 MB at all threads */
+  bench_plan_targets plan_t;
+  memset(&plan_t, 0, sizeof plan_t);
   memset(&miss1, 0, sizeof miss1);
   memset(&missn, 0, sizeof missn);
   bench_printf(ctx, "\n## DepthwiseConv2dNativeBackpropInput (TF SAME; median ms of %d calls; %d threads = all)\n\n",
@@ -185,7 +187,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     djob dj, djn;
     void *f, *g, *x, *xd;
     bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
-    double tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
+    double noise, tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
     case_key(d, key, sizeof key);
     if (!bench_selected(ctx, key)) continue;
     kf_attrs_init(OP, &at);
@@ -246,8 +248,7 @@ void bench_dwbpi(bench_ctx *ctx) {
 
     bench_pin_single();
     omp_set_num_threads(1);
-    tk1 = bench_time(ctx, run_kf, &k1);
-    tkm = bench_time(ctx, run_kf, &km);
+    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, alternating */
     if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
     bench_pin_all();
     omp_set_num_threads(ctx->all_threads);
@@ -295,6 +296,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     fmt_ms(cn[1], 32, tdn.median_ms);
     fmt_ms(cn[2], 32, ttn);
     snprintf(cn[3], 32, "%.2f", tkn.median_ms / tk1.median_ms);
+    bench_plan_row(&plan_t, key + 6, tk1, tkm, noise);
     fmt_ms(cm[0], 32, tkm.median_ms);
     snprintf(cm[1], 32, "%.2f", tkm.median_ms / tk1.median_ms);
     bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key + 6, c1[0],
@@ -314,6 +316,7 @@ void bench_dwbpi(bench_ctx *ctx) {
   if (ln_m1 > 0) bench_print_misses(ctx, &miss1, "f32 NHWC multiplier 1, 1T: ahead of the faster library", ln_m1);
   if (rows_n > 0)
     bench_print_misses(ctx, &missn, "all threads, shapes above 1 MB: no slower than the faster library", rows_n);
+  bench_print_plan_targets(ctx, &plan_t);
   bench_printf(ctx, "\n");
   if (eng) dnnl_engine_destroy(eng);
 }

@@ -163,6 +163,62 @@ void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char 
   else bench_printf(ctx, "Target %s: missed on %d of %d rows: %s.\n", target, m->n, rows, m->text);
 }
 
+static double median_of(double *t, int n) {
+  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Median absolute deviation over the median (sorts t). */
+static double rel_mad(double *t, int n, double med) {
+  int i;
+  for (i = 0; i < n; i++) t[i] = t[i] > med ? t[i] - med : med - t[i];
+  return med > 0 ? median_of(t, n) / med : 0;
+}
+
+void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void *b, bench_stats *sa, bench_stats *sb,
+                     double *noise) {
+  static double ta[1000], tb[1000];
+  unsigned order = 12345u;
+  int i, n = ctx->reps < 1 ? 1 : ctx->reps > 1000 ? 1000 : ctx->reps;
+  double na, nb;
+  for (i = 0; i < ctx->warmup; i++) fn(a), fn(b);
+  for (i = 0; i < n; i++) {
+    /* which runs first: a fixed pseudo-random bit per pair, so that neither
+       is second in a pattern a competitor's time slices could follow */
+    const int swap = (int)((order = order * 1664525u + 1013904223u) >> 31);
+    double t0 = bench_now_ms();
+    fn(swap ? b : a);
+    (swap ? tb : ta)[i] = bench_now_ms() - t0;
+    t0 = bench_now_ms();
+    fn(swap ? a : b);
+    (swap ? ta : tb)[i] = bench_now_ms() - t0;
+  }
+  sa->median_ms = median_of(ta, n), sa->min_ms = ta[0];
+  sb->median_ms = median_of(tb, n), sb->min_ms = tb[0];
+  na = rel_mad(ta, n, sa->median_ms);
+  nb = rel_mad(tb, n, sb->median_ms);
+  *noise = na > nb ? na : nb;
+}
+
+/* A loaded host's preemptions make the timings bimodal, and a median can
+   land in either mode: a difference counts only when the minima (the runs
+   nothing interrupted) show it too. */
+void bench_plan_row(bench_plan_targets *t, const char *row, bench_stats rule, bench_stats measured, double noise) {
+  const double beyond = noise * 2 > 0.03 ? noise * 2 : 0.03;
+  if (rule.median_ms <= 0 || measured.median_ms <= 0) return;
+  t->rows++;
+  if (measured.median_ms > rule.median_ms * (1 + beyond) && measured.min_ms > rule.min_ms * 1.03)
+    bench_miss(&t->slower, "%s %.2fx (noise %.0f%%)", row, measured.median_ms / rule.median_ms, 100 * noise);
+  if (rule.median_ms > measured.median_ms * 1.10 && rule.min_ms > measured.min_ms * 1.10)
+    bench_miss(&t->far, "%s %.2fx", row, rule.median_ms / measured.median_ms);
+}
+
+void bench_print_plan_targets(const bench_ctx *ctx, const bench_plan_targets *t) {
+  if (t->rows == 0) return;
+  bench_print_misses(ctx, &t->slower, "measured plan 1T never slower than the rule's beyond noise", t->rows);
+  bench_print_misses(ctx, &t->far, "rule's plan 1T within 10% of the measured plan", t->rows);
+}
+
 /* ---- kf_threads over pthreadpool ---- */
 static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, 0);

@@ -7,7 +7,9 @@
 (the second form: only the gradient ops of docs/models.md's traced models,
 TF's kernels against kforge's, one op-set tf.function each, in model order;
 --per-call adds each call alone and repeated, its data warm in the caches,
-as issue 16's op-level table measured)
+as issue 16's op-level table measured; --wisdom FILE instead times kforge's
+ops with the rule's plans against the same with FILE's wisdom
+(KFORGE_WISDOM), one subprocess each, alternating over --rounds: issue 27)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -282,18 +284,49 @@ def child_ops(args):
     print("RESULT " + json.dumps(out))
 
 
-def ops_table(args):
+def ops_child(args, m, t, env=None):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
+           "--steps", str(args.steps), "--batch", str(args.batch)] + (["--per-call"] if args.per_call else [])
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode or not line:
+        sys.stderr.write(p.stderr[-3000:])
+        sys.exit("bench_train_step: the %s run failed" % m)
+    return json.loads(line[-1][7:])
+
+
+def wisdom_table(args):
+    """kforge's gradient ops with the rule's plans and with --wisdom's, alternating subprocesses."""
+    rule_env = {k: v for k, v in os.environ.items() if k not in ("KFORGE_WISDOM", "KFORGE_PLAN")}
+    wis_env = dict(rule_env, KFORGE_WISDOM=os.path.abspath(args.wisdom))
     rows = []
     for m in args.models.split(","):
         for t in args.threads.split(","):
-            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
-                   "--steps", str(args.steps), "--batch", str(args.batch)] + (["--per-call"] if args.per_call else [])
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-            if p.returncode or not line:
-                sys.stderr.write(p.stderr[-3000:])
-                sys.exit("bench_train_step: the %s run failed" % m)
-            rows.append(json.loads(line[-1][7:]))
+            runs = {"rule": [], "wisdom": []}
+            for _ in range(args.rounds):
+                runs["rule"].append(ops_child(args, m, t, rule_env))
+                runs["wisdom"].append(ops_child(args, m, t, wis_env))
+            med = {(w, k): statistics.median(r[k] for r in runs[w]) for w in runs for k in ("bn_kforge_s", "dw_kforge_s")}
+            print("%-20s %-7s kforge's gradient ops, medians of %d rounds: bn rule %7.3f ms wisdom %7.3f ms "
+                  "(rule/wisdom %.2fx)   dw rule %7.3f ms wisdom %7.3f ms (rule/wisdom %.2fx)" % (
+                      m, t, args.rounds, 1e3 * med["rule", "bn_kforge_s"], 1e3 * med["wisdom", "bn_kforge_s"],
+                      med["rule", "bn_kforge_s"] / med["wisdom", "bn_kforge_s"], 1e3 * med["rule", "dw_kforge_s"],
+                      1e3 * med["wisdom", "dw_kforge_s"], med["rule", "dw_kforge_s"] / med["wisdom", "dw_kforge_s"]),
+                  flush=True)
+            rows.append({"model": m, "threads": t, "rule": runs["rule"], "wisdom": runs["wisdom"]})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+def ops_table(args):
+    if args.wisdom:
+        return wisdom_table(args)
+    rows = []
+    for m in args.models.split(","):
+        for t in args.threads.split(","):
+            rows.append(ops_child(args, m, t))
             r = rows[-1]
             print("%-20s %-7s %5d  bn TF %7.2f ms kforge %7.2f ms (%.2fx)   dw TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
                 m, t, r["calls"], 1e3 * r["bn_tf_s"], 1e3 * r["bn_kforge_s"], r["bn_tf_s"] / r["bn_kforge_s"],
@@ -459,6 +492,7 @@ def main():
     ap.add_argument("--child-model")
     ap.add_argument("--per-call", action="store_true",
                     help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
+    ap.add_argument("--wisdom", help="with --models: kforge's ops with the rule's plans against this wisdom file's")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)

@@ -2,8 +2,9 @@
 ** test_wisdom.c -- measured plans and wisdom (docs/tuning.md): the rule
 ** unchanged by default, the measured mode (C API and KFORGE_PLAN), a
 ** wisdom round trip, foreign, stale and corrupt files, two processes
-** writing one file, and every variant a plan can choose checked against
-** the float64 references.
+** writing one file, and every variant a plan can choose (every kernel that
+** serves the call, every value of every plan-time parameter in
+** kfi_choices[]) checked against the float64 references.
 */
 #include <math.h>
 #include <stdio.h>
@@ -13,12 +14,15 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "th_pool.h"
+#include "kfi_wisdom.h" /* kfi_choices[]: the values every_variant forces */
 #include "ref/bngrad_ref.h"
+#include "ref/dwbpf_ref.h"
 #include "ref/dwbpi_ref.h"
 
 static char dir[256];
 
-/* ---- calls: a batch-norm gradient and a depthwise input gradient ---- */
+/* ---- calls: a batch-norm gradient, depthwise input and filter gradients ---- */
 typedef struct call {
   kf_op op;
   kf_attrs a;
@@ -29,6 +33,7 @@ typedef struct call {
   ref_dwbpi_conf cf;         /* dwbpi */
   void *buf[6], *out[3];
   double *want[3];
+  double *l1;                /* dwbpf: the sum of the terms' magnitudes per output */
   size_t nout[3];
 } call;
 
@@ -112,16 +117,67 @@ static void dw_call(call *k, int64_t n, int64_t h, int64_t c, int stride) {
   free(g);
 }
 
+/* A depthwise filter gradient, 3x3, SAME, multiplier 1. */
+static void bf_call(call *k, int64_t n, int64_t h, int64_t c, int stride) {
+  int64_t xd[4] = { n, h, h, c }, gd[4], sd[1] = { 4 };
+  ref_dwbpf_conf cf;
+  double *x, *g;
+  th_rng r;
+  int64_t e, nx, ng;
+  char st[32];
+  memset(k, 0, sizeof *k);
+  memset(&cf, 0, sizeof cf);
+  k->op = KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER;
+  kf_attrs_init(k->op, &k->a);
+  snprintf(st, sizeof st, "1,%d,%d,1", stride, stride);
+  set(k->op, &k->a, "strides", st);
+  set(k->op, &k->a, "padding", "SAME");
+  cf.n = n, cf.h = h, cf.w = h, cf.c = c, cf.m = 1, cf.kh = 3, cf.kw = 3, cf.sh = cf.sw = stride, cf.dh = cf.dw = 1;
+  ref_dwbpi_window(h, 3, 1, stride, REF_SAME, 0, 0, &cf.oh, &cf.pad_top);
+  ref_dwbpi_window(h, 3, 1, stride, REF_SAME, 0, 0, &cf.ow, &cf.pad_left);
+  gd[0] = n, gd[1] = cf.oh, gd[2] = cf.ow, gd[3] = c;
+  k->sizes[0] = k->sizes[1] = 3, k->sizes[2] = (int32_t)c, k->sizes[3] = 1;
+  k->in[0] = th_desc(KF_FLOAT, 4, xd);
+  k->in[1] = th_desc(KF_INT32, 1, sd);
+  k->in[1].host_data = k->sizes;
+  k->in[2] = th_desc(KF_FLOAT, 4, gd);
+  k->nin = 3;
+  nx = n * h * h * c, ng = n * cf.oh * cf.ow * c;
+  th_seed_case(&r, "wisdom dwbpf %lldx%lldx%lld s%d", (long long)n, (long long)h, (long long)c, stride);
+  k->buf[0] = calloc((size_t)nx, sizeof(float));
+  k->buf[2] = calloc((size_t)ng, sizeof(float));
+  x = calloc((size_t)nx, sizeof(double));
+  g = calloc((size_t)ng, sizeof(double));
+  for (e = 0; e < nx; e++) th_store(KF_FLOAT, k->buf[0], (size_t)e, th_uniform(&r, -1, 1)), x[e] = th_load(KF_FLOAT, k->buf[0], (size_t)e);
+  for (e = 0; e < ng; e++) th_store(KF_FLOAT, k->buf[2], (size_t)e, th_uniform(&r, -1, 1)), g[e] = th_load(KF_FLOAT, k->buf[2], (size_t)e);
+  k->nout[0] = (size_t)(9 * c);
+  k->out[0] = calloc(k->nout[0], sizeof(float));
+  k->want[0] = calloc(k->nout[0], sizeof(double));
+  k->l1 = calloc(k->nout[0], sizeof(double));
+  ref_dwbpf(&cf, x, g, k->want[0], k->l1);
+  free(x);
+  free(g);
+}
+
 static void free_call(call *k) {
   int i;
   for (i = 0; i < 6; i++) free(k->buf[i]);
   for (i = 0; i < 3; i++) free(k->out[i]), free(k->want[i]);
+  free(k->l1);
 }
 
 static kf_status plan(const call *k, kf_plan *p, int measure, kf_error *err) {
   kf_plan_options o;
   memset(&o, 0, sizeof o);
   o.measure = measure;
+  return kf_plan_op(p, k->op, &k->a, k->in, k->nin, &o, err);
+}
+
+/* The same, on three threads (th_pool3): the wisdom key names the count. */
+static kf_status plan_on3(const call *k, kf_plan *p, kf_error *err) {
+  kf_plan_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = &th_pool3;
   return kf_plan_op(p, k->op, &k->a, k->in, k->nin, &o, err);
 }
 
@@ -136,6 +192,16 @@ static int run_ok(const call *k, const kf_plan *p, const char *what) {
   kf_status st = kf_execute(p, (const void *const *)k->buf, outs, scratch, sb, &err);
   free(scratch);
   if (!th_check(st == KF_OK, "%s: executes (%s)", what, st == KF_OK ? "" : err.message)) return 0;
+  if (k->l1) { /* a long sum: its error against the magnitudes of its terms (test_dwbpf's f32 bound) */
+    double worst = 0;
+    size_t e;
+    for (e = 0; e < k->nout[0]; e++) {
+      double q = fabs(th_load(KF_FLOAT, k->out[0], e) - k->want[0][e]) / (1e-6 * (k->l1[e] > 0 ? k->l1[e] : 1));
+      if (!(q <= worst)) worst = q;
+    }
+    return th_check(worst <= 1, "%s: within tolerance of the float64 reference (%.3g of it) [%s]", what, worst,
+                    kf_plan_choices(p, ch, sizeof ch));
+  }
   for (i = 0; i < 3 && k->out[i]; i++) {
     double e = th_rel_err(KF_FLOAT, k->out[i], k->want[i], k->nout[i], i ? 1.0 : 0.0);
     ok &= th_check(e <= th_tol(KF_FLOAT), "%s: output %d within tolerance of the float64 reference (%.3g) [%s]", what, i,
@@ -225,15 +291,51 @@ static void measured_round_trip(call *k, const char *what, const char *file) {
            "%s: KF_PLAN_RULE ignores wisdom", what);
 }
 
+/* The words a wisdom entry may add to its kernel: "" (the rule's values),
+   then each value of each of the family's plan-time parameters. */
+static int choice_words(int family, char words[][48], int max) {
+  int idx[KFI_MAX_CHOICES], n = kfi_family_choices(family, idx), i, v, nw = 0;
+  words[nw++][0] = 0;
+  for (i = 0; i < n; i++)
+    for (v = 0; v < kfi_choices[idx[i]].num_values && nw < max; v++)
+      snprintf(words[nw++], 48, " %.20s=%lld", kfi_choices[idx[i]].name, (long long)kfi_choices[idx[i]].values[v]);
+  return nw;
+}
+
+/* Runs p3 (three threads) and compares with the outputs k->out holds
+   (p's, one thread) bitwise: a plan's results never depend on the thread
+   count, whatever its choices. */
+static void same_on3(call *k, const kf_plan *p3, const char *what) {
+  void *one[3] = { NULL, NULL, NULL };
+  kf_error err;
+  int i, same = 1;
+  for (i = 0; i < 3 && k->out[i]; i++) {
+    one[i] = malloc(k->nout[i] * sizeof(float));
+    memcpy(one[i], k->out[i], k->nout[i] * sizeof(float));
+  }
+  {
+    void *outs[5] = { k->out[0], k->out[1], k->out[2], NULL, NULL };
+    size_t sb = kf_plan_scratch_bytes(p3);
+    void *scratch = sb ? malloc(sb) : NULL;
+    if (kf_execute(p3, (const void *const *)k->buf, outs, scratch, sb, &err) != KF_OK) same = 0;
+    free(scratch);
+  }
+  for (i = 0; i < 3 && k->out[i]; i++) {
+    same &= memcmp(one[i], k->out[i], k->nout[i] * sizeof(float)) == 0;
+    free(one[i]);
+  }
+  th_check(same, "%s: 3 threads bitwise as 1", what);
+}
+
 /* Every variant, forced through a wisdom entry: kernels that serve the call
-   here are used and checked; others are stale and leave the rule. */
-static void every_variant(call *k, const char *family, const char *what, const char *file) {
-  char head[2048], text[4096], path[512], ch[300];
-  static const char *const llc[] = { "", " llc=1", " llc=1099511627776" };
+   here are used and checked, under every parameter value, on one thread
+   and on three; others are stale and leave the rule. */
+static void every_variant(call *k, int family_id, const char *family, const char *what, const char *file) {
+  char head[2048], head3[2048], text[4096], path[512], ch[300], words[KFI_MAX_CHOICES * KFI_CHOICE_VALUES + 1][48];
   kf_plan p, r, rule;
   kf_error err;
   kf_kernel_info key;
-  int i, v, nv = 3, used = 0, others = 0;
+  int i, v, nv = choice_words(family_id, words, (int)(sizeof words / sizeof words[0])), used = 0, others = 0, fitting = 0;
   path_of(path, sizeof path, file);
   unlink(path); /* the file must hold this call's entry alone */
   kf_wisdom_forget();
@@ -242,33 +344,51 @@ static void every_variant(call *k, const char *family, const char *what, const c
     th_check(0, "%s: an entry to vary", what);
     return;
   }
+  { /* the same call's key on three threads */
+    char *t = strstr(head, " threads=1\t");
+    snprintf(head3, sizeof head3, "%s", head);
+    if (!th_check(t != NULL, "%s: the key names one thread", what)) return;
+    head3[t - head + 9] = '3';
+  }
   for (i = -1; (i = th_next_kernel(family, i)) >= 0;) {
     const kf_kernel_info *ki = th_kernel(i);
     int fits = th_kernel_runnable(ki->name), a;
     for (a = 0; a < key.num_keys; a++)
       if (strcmp(ki->key_value[a], "*") && strcmp(ki->key_value[a], key.key_value[a])) fits = 0;
     if (!fits && others++ >= 3) continue; /* a few kernels that cannot serve the call are enough */
+    fitting += fits;
     for (v = 0; v < nv; v++) {
-      char w[128];
-      snprintf(text, sizeof text, "# kforge wisdom 1\n%skernel=%s%s\n", head, ki->name, llc[v]);
+      char w[300], word[64];
+      snprintf(text, sizeof text, "# kforge wisdom 1\n%.1900skernel=%.80s%.47s\n%.1900skernel=%.80s%.47s\n", head, ki->name,
+               words[v], head3, ki->name, words[v]);
       write_text(path, text);
       kf_wisdom_forget();
-      snprintf(w, sizeof w, "%s, %s%s", what, ki->name, llc[v]);
+      snprintf(w, sizeof w, "%.40s, %.180s%.47s", what, ki->name, words[v]);
       if (!th_check(kf_wisdom_import(path, &err) == KF_OK, "%s: import", w) || !th_check(plan(k, &p, 0, &err) == KF_OK, "%s: plan", w))
         continue;
       if (fits) {
+        size_t len;
         kf_plan_choices(&p, ch, sizeof ch);
+        len = strlen(ch);
+        if (len + 1 < sizeof ch) ch[len] = ' ', ch[len + 1] = 0; /* every word ends in a blank */
+        snprintf(word, sizeof word, "%.47s ", words[v]);
         th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && !strcmp(kf_plan_kernel_name(&p), ki->name) &&
-                     strstr(ch, llc[v]) != NULL,
+                     strstr(ch, word) != NULL,
                  "%s: the entry is used (source %d: %s)", w, kf_plan_source(&p), ch);
-        used += run_ok(k, &p, w);
+        if (run_ok(k, &p, w)) {
+          kf_plan p3;
+          used++;
+          if (th_check(plan_on3(k, &p3, &err) == KF_OK && kf_plan_source(&p3) == KF_PLAN_BY_WISDOM, "%s: planned on 3 threads from wisdom", w))
+            same_on3(k, &p3, w);
+        }
       } else {
         th_check(kf_plan_source(&p) == KF_PLAN_BY_RULE && !strcmp(kf_plan_kernel_name(&p), kf_plan_kernel_name(&rule)),
                  "%s: a kernel that cannot serve the call is ignored (stale), the rule stands", w);
       }
     }
   }
-  th_check(used >= 1 + (nv > 1 ? 2 : 0), "%s: %d variants checked against the reference", what, used);
+  th_check(nv > 1 && used == fitting * nv, "%s: %d variants (%d kernels x %d values) checked against the reference", what,
+           used, fitting, nv);
   kf_wisdom_forget();
 }
 
@@ -402,7 +522,7 @@ static void two_writers(void) {
 }
 
 int main(void) {
-  call b, d, d2;
+  call b, b2, d, d2, f, f2;
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/kforge-wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
@@ -414,21 +534,32 @@ int main(void) {
   bn_call(&b, 2, 6, 48);
   dw_call(&d, 2, 9, 24, 1);
   dw_call(&d2, 1, 11, 16, 2);
+  bn_call(&b2, 2, 8, 160); /* C wider than two AVX-512 tiles: the llc choice switches the sweep */
+  bf_call(&f, 2, 9, 24, 1);
+  bf_call(&f2, 1, 11, 40, 2);
   rule_by_default(&b, "bngrad");
   rule_by_default(&d, "dwbpi");
+  rule_by_default(&f, "dwbpf");
   measured_round_trip(&b, "bngrad", "bn.wisdom");
   measured_round_trip(&d, "dwbpi", "dw.wisdom");
   measured_round_trip(&d2, "dwbpi s2", "dw2.wisdom");
-  every_variant(&b, "bngrad", "bngrad", "var.wisdom");
-  every_variant(&d, "dwbpi", "dwbpi", "var.wisdom");
-  every_variant(&d2, "dwbpi", "dwbpi s2", "var.wisdom");
+  measured_round_trip(&f, "dwbpf", "bf.wisdom");
+  every_variant(&b, KFG_FAMILY_BNGRAD, "bngrad", "bngrad", "var.wisdom");
+  every_variant(&b2, KFG_FAMILY_BNGRAD, "bngrad", "bngrad C=160", "var.wisdom");
+  every_variant(&d, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi", "var.wisdom");
+  every_variant(&d2, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi s2", "var.wisdom");
+  every_variant(&f, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf", "var.wisdom");
+  every_variant(&f2, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf s2", "var.wisdom");
   foreign_stale_corrupt(&b);
   env_mode(&d);
   caller_buffers(&b);
   two_writers();
   free_call(&b);
+  free_call(&b2);
   free_call(&d);
   free_call(&d2);
+  free_call(&f);
+  free_call(&f2);
   {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -144,32 +144,27 @@ local shapes_of = {} -- kernel name -> { { args, count, work, name }, ... }
 if #opt.manifests > 0 then
   ok, out = sh("ninja build/kforge")
   if not ok then die("ninja build/kforge failed:\n" .. out) end
+  -- the manifests' one reader is generator/model.lua: its plan_args are
+  -- the calls' `kforge plan` (and tune_bench) arguments
+  local model = require "model"
   local calls, lines = {}, {}
   for _, mf in ipairs(opt.manifests) do
-    local f, err = loadfile(mf, "t", {})
-    if not f then die("manifest " .. mf .. ": " .. tostring(err)) end
-    for _, inst in ipairs(f().instances or {}) do
+    local m, err = spec.load_data(mf)
+    if not m then die("manifest " .. tostring(err)) end
+    for _, inst in ipairs(m.instances or {}) do
       local od = op_defs[inst.op]
       if od then
-        local a, work = { inst.op }, 0
-        local an = {}
-        for kk in pairs(inst.attrs or {}) do an[#an + 1] = kk end
-        table.sort(an)
-        for _, kk in ipairs(an) do a[#a + 1] = "--attr " .. kk .. "=" .. inst.attrs[kk] end
-        local positive = {}
+        local work, positive = 0, {}
         for _, d in ipairs(od.inputs) do
           local dims = (inst.inputs or {})[d.name] or {}
           local dt = (d.type == "T" or d.type == "U") and ((inst.attrs or {})[d.type] or "float") or d.type
-          a[#a + 1] = string.format("--input %s=%s:%s", d.name, dt, list(dims))
-          local v = (inst.values or {})[d.name]
-          if v then a[#a + 1] = string.format("--values %s=%s", d.name, list(v)) end
           if d.range and d.range[1] > 0 then positive[#positive + 1] = "--positive " .. d.name end
           local n = 1
           for _, x in ipairs(dims) do n = n * x end
           work = work + n * (({ bfloat16 = 2, half = 2, double = 8 })[dt] or 4)
         end
-        local args = table.concat(a, " ")
-        calls[#calls + 1] = { args = args, work = work, name = (f().name or mf) .. "/" .. inst.name,
+        local args = model.plan_args(od, inst)
+        calls[#calls + 1] = { args = args, work = work, name = (m.name or mf) .. "/" .. inst.name,
           positive = table.concat(positive, " ") }
         lines[#lines + 1] = args
       end

@@ -931,6 +931,43 @@ p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis, "--com
 rows = [x for x in p.stdout.splitlines() if "| rule " in x and "| measured plan " in x]
 check(p.returncode == 0 and len(rows) == len(lines) and "rule/measured" in p.stdout.splitlines()[-2],
       "tune --compare: the rule's plan timed beside the measured one, per call and in total", p.stdout[-400:] + p.stderr)
+# The plan of a call the wisdom knows comes from it (the reuse step of docs/tuning.md's three commands).
+rs = np.random.RandomState(27)
+kin = {"y_backprop": rs.uniform(-1, 1, (1, 25, 5, 64)), "x": rs.uniform(-1, 1, (1, 25, 5, 64)),
+       "scale": rs.uniform(0.5, 1.5, 64), "reserve_space_1": rs.uniform(-1, 1, 64),
+       "reserve_space_2": rs.uniform(0.5, 1.5, 64), "reserve_space_3": np.zeros(())}
+kargs = ["%s=%s" % (k, save("kws_" + k + ".npy", v.astype(np.float32))) for k, v in kin.items()]
+kcmd = [KFORGE, "run", "FusedBatchNormGradV3", "--attr", "epsilon=0.001", "--attr", "is_training=true", "--verbose",
+        "--out", fresh_dir("kws_run"), *kargs]
+p = subprocess.run(kcmd, capture_output=True, text=True, timeout=300, env=dict(env, KFORGE_WISDOM=wis))
+q = subprocess.run(kcmd[:-len(kargs) - 1] + [fresh_dir("kws_run")] + kargs, capture_output=True, text=True,
+                   timeout=300, env=env)
+check(p.returncode == 0 and "kforge: plan by wisdom: kernel=" in p.stderr and
+      q.returncode == 0 and "kforge: plan by rule: kernel=" in q.stderr,
+      "run --verbose: a call the wisdom file knows is planned from it, without the file by the rule",
+      p.stderr + q.stderr)
+# tune --batch: the calls as lines (tools/tune_calls.lua writes a manifest's; a machine without Lua takes them so).
+calls = subprocess.run(["lua5.4", os.path.join(ROOT, "tools", "tune_calls.lua"), manifest], capture_output=True,
+                       text=True, timeout=60)
+wis2 = os.path.join(WORK, "kws_batch.wisdom")
+p = subprocess.run([KFORGE, "tune", "--batch", "--out", wis2], input=calls.stdout, capture_output=True, text=True,
+                   timeout=300, env=env)
+lines = [x for x in p.stdout.splitlines() if " ms " in x]
+check(calls.returncode == 0 and p.returncode == 0 and len(lines) == len(calls.stdout.splitlines()) and
+      all(x.startswith("kws_dscnn/") for x in lines) and os.path.exists(wis2),
+      "tune --batch: tune_calls.lua's lines, each call named and planned, the wisdom written", p.stdout + p.stderr)
+p = subprocess.run([KFORGE, "tune", "--batch", "--out", wis2], input="FusedBatchNormGradV3 --frob 1\n",
+                   capture_output=True, text=True, timeout=60, env=env)
+check(p.returncode == 1 and "line 1" in p.stderr and "--frob" in p.stderr, "tune --batch: a bad line is named",
+      p.stderr)
+p = subprocess.run([KFORGE, "tune", "--batch", "--out", os.path.join(WORK, "none.wisdom")], input="\n",
+                   capture_output=True, text=True, timeout=60, env=env)
+check(p.returncode == 1 and "no calls" in p.stderr and not os.path.exists(os.path.join(WORK, "none.wisdom")),
+      "tune --batch without calls: an error, no file written", p.stderr)
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis2], capture_output=True, text=True,
+                   timeout=60, env=dict(env, KFORGE_LUA="/nonexistent/lua5.4"))
+check(p.returncode == 1 and "needs Lua 5.4" in p.stderr and "tune --batch" in p.stderr,
+      "tune --manifest without Lua: says so, and how to pass the calls instead", p.stderr)
 bad = os.path.join(WORK, "bad.lua")
 with open(bad, "w") as f:
     f.write("return { instances = { { name = \"x\", op = } } }\n")

@@ -4,6 +4,7 @@
 **   kforge run <OpName> [--attr NAME=VALUE]... [--verbose] --out DIR INPUT_NAME=FILE.npy ...
 **   kforge plan <OpName> [--attr NAME=VALUE]... --input NAME=DTYPE:D0,D1,... [--values NAME=V0,V1,...]
 **   kforge plan --batch   (the same arguments, one call per line of stdin)
+**   kforge tune --batch | --manifest FILE [--threads N] [--out FILE] [--compare]
 **   kforge list | ops | help
 **
 ** Errors print exactly one line "kforge: error: <message>" and exit 2
@@ -13,6 +14,7 @@
 ** then all of them replace the old files together, or none does and DIR and
 ** the record are left exactly as they were (a DIR we created is removed).
 */
+#include "call.h"
 #include "commit.h"
 #include "kforge.h"
 #include "npy.h"
@@ -58,13 +60,17 @@ static const char USAGE[] =
     "      (input_sizes) also need --values.\n"
     "  kforge plan --batch\n"
     "      the same for each line of standard input (the arguments above,\n"
-    "      blank-separated); a line that fails prints { error = \"...\", rule = \"...\" }\n"
-    "      and the exit status is 1\n"
-    "  kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]\n"
-    "      plan every call of a model manifest (specs/models/*.lua) in measured\n"
+    "      blank-separated; --name LABEL may name a call); a line that fails\n"
+    "      prints { error = \"...\", rule = \"...\" } and the exit status is 1\n"
+    "  kforge tune --batch [--threads N] [--out FILE] [--compare]\n"
+    "      plan each call of standard input (plan --batch's lines) in measured\n"
     "      mode and write their wisdom to FILE (default: $KFORGE_WISDOM, else\n"
-    "      <manifest name>.wisdom); --compare also times each call's rule plan\n"
-    "      beside its measured plan; docs/tuning.md\n"
+    "      kforge.wisdom); --compare also times each call's rule plan beside its\n"
+    "      measured plan; docs/tuning.md\n"
+    "  kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]\n"
+    "      the same for every call of a model manifest (specs/models/*.lua),\n"
+    "      read by lua5.4 tools/tune_calls.lua (the source tree; $KFORGE_LUA,\n"
+    "      $KFORGE_ROOT); default FILE: <manifest name>.wisdom\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -85,10 +91,6 @@ static int error_line(int code, const char *fmt, ...) {
   fflush(stdout);
   fprintf(stderr, "kforge: error: %s\n", msg);
   return code;
-}
-
-static const char *kf_message(kf_status st, const kf_error *err) {
-  return err->message[0] ? err->message : kf_status_name(st);
 }
 
 /* "[2,3,4]" */
@@ -135,15 +137,6 @@ static int cmd_ops(void) {
     printf(")\n");
   }
   return finish_stdout();
-}
-
-/* "y_backprop, x, scale, ..." for messages. */
-static const char *input_list(kf_op op, char *buf, size_t n) {
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < kf_op_num_inputs(op) && k < n; i++)
-    k += (size_t)snprintf(buf + k, n - k, i ? ", %s" : "%s", kf_op_input_name(op, i));
-  return buf;
 }
 
 /* Everything one `run` owns, released by run_free. */
@@ -213,7 +206,7 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
       kf_error err;
       memset(&err, 0, sizeof err);
       kf_status st = kf_attrs_set(r->op, attrs, name, eq + 1, &err);
-      if (st != KF_OK) return error_line(1, "%s", kf_message(st, &err));
+      if (st != KF_OK) return error_line(1, "%s", kfc_message(st, &err));
     } else if (strcmp(a, "--record") == 0 || strcmp(a, "--record-name") == 0) {
       const char *v = i + 1 < argc ? argv[++i] : NULL;
       if (!v || !*v) return error_line(EXIT_USAGE, "%s needs a value", a);
@@ -241,7 +234,7 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
       if (k == r->nin)
         return error_line(EXIT_USAGE, "%s has no input '%.*s' (its inputs: %s)",
                           kf_op_name(r->op), (int)(eq - a), a,
-                          input_list(r->op, names, sizeof names));
+                          kfc_input_list(r->op, names, sizeof names));
       if (r->files[k])
         return error_line(EXIT_USAGE, "input '%s' given more than once",
                           kf_op_input_name(r->op, k));
@@ -253,7 +246,7 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
     if (!r->files[k])
       return error_line(EXIT_USAGE, "missing input '%s' (%s needs: %s)",
                         kf_op_input_name(r->op, k), kf_op_name(r->op),
-                        input_list(r->op, names, sizeof names));
+                        kfc_input_list(r->op, names, sizeof names));
   return 0;
 }
 
@@ -413,7 +406,7 @@ static int cmd_run(int argc, char **argv) {
 
   kf_status st = kf_plan_op(&plan, r->op, &attrs, desc, r->nin, NULL, &err);
   if (st != KF_OK) {
-    rc = error_line(1, "%s", kf_message(st, &err));
+    rc = error_line(1, "%s", kfc_message(st, &err));
     goto done;
   }
   if ((rc = read_inputs(r)) != 0) goto done;
@@ -431,6 +424,13 @@ static int cmd_run(int argc, char **argv) {
               ki.generic ? ", generic" : "");
     else
       fprintf(stderr, "kforge: kernel (none)\n");
+    {
+      static const char *const by[] = { "rule", "wisdom", "measure" };
+      char choices[400];
+      int src = kf_plan_source(&plan);
+      fprintf(stderr, "kforge: plan by %s: %s\n", src >= 0 && src <= 2 ? by[src] : "?",
+              kf_plan_choices(&plan, choices, sizeof choices));
+    }
     for (int k = 0; k < r->nin; k++)
       fprintf(stderr, "kforge:   input  %-16s %-8s %s\n", kf_op_input_name(r->op, k),
               kf_dtype_name(desc[k].dtype), shape_str(&desc[k], shp, sizeof shp));
@@ -472,7 +472,7 @@ static int cmd_run(int argc, char **argv) {
   for (int k = 0; k < r->nin; k++) inp[k] = r->in[k].data;
   st = kf_execute(&plan, inp, r->out, r->scratch, scratch_bytes, &err);
   if (st != KF_OK) {
-    rc = error_line(1, "%s", kf_message(st, &err));
+    rc = error_line(1, "%s", kfc_message(st, &err));
     goto done;
   }
 
@@ -519,8 +519,6 @@ static int cmd_show(int argc, char **argv) {
 
 /* ---- kforge plan: a call's kernel key, without data -------------------- */
 
-#define PLAN_MAX_VALUES 64
-
 /* Prints s as a Lua string literal. */
 static void lua_str(const char *s) {
   putchar('"');
@@ -532,130 +530,21 @@ static void lua_str(const char *s) {
   putchar('"');
 }
 
-/* Parses "D0,D1,..." (possibly empty) into out[]; returns the count or -1. */
-static int parse_ints(const char *s, int64_t *out, int max) {
-  int n = 0;
-  if (!*s) return 0;
-  for (;;) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno || n == max) return -1;
-    out[n++] = (int64_t)v;
-    if (*end == '\0') return n;
-    if (*end != ',') return -1;
-    s = end + 1;
-  }
-}
-
 /* Plans one call from argv[first..argc) and prints its line; returns 0, or
    1 with msg and *rule set (the caller prints them). */
 static int plan_one(int argc, char **argv, int first, char *msg, size_t msglen, const char **rule) {
-  kf_op op;
-  kf_attrs attrs;
-  kf_tensor_desc desc[MAX_IO];
-  int have[MAX_IO] = { 0 };
-  int32_t values[MAX_IO][PLAN_MAX_VALUES];
+  static kfc_call c; /* large; plan_one does not recurse */
   kf_plan plan;
   kf_error err;
   kf_kernel_info key;
-  int nin, i;
-  *rule = "usage";
-  if (first >= argc || strncmp(argv[first], "--", 2) == 0) {
-    snprintf(msg, msglen, "plan: missing <OpName> (try 'kforge help')");
-    return 1;
-  }
-  op = kf_op_from_name(argv[first]);
-  if (op == KF_OP_INVALID) {
-    snprintf(msg, msglen, "unknown op '%s' (see 'kforge ops')", argv[first]);
-    return 1;
-  }
-  nin = kf_op_num_inputs(op);
-  if (nin < 0 || nin > MAX_IO) {
-    snprintf(msg, msglen, "internal: op %s has %d inputs", argv[first], nin);
-    return 1;
-  }
-  memset(desc, 0, sizeof desc);
-  kf_attrs_init(op, &attrs);
-  for (i = first + 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *eq;
-    int k;
-    if (strcmp(a, "--attr") != 0 && strcmp(a, "--input") != 0 && strcmp(a, "--values") != 0) {
-      snprintf(msg, msglen, "plan: unknown option '%s' (try 'kforge help')", a);
-      return 1;
-    }
-    eq = v ? strchr(v, '=') : NULL;
-    if (!eq || eq == v) {
-      snprintf(msg, msglen, "%s needs NAME=VALUE, got '%s'", a, v ? v : "");
-      return 1;
-    }
-    i++;
-    if (strcmp(a, "--attr") == 0) {
-      char name[64];
-      size_t len = (size_t)(eq - v);
-      if (len >= sizeof name) {
-        snprintf(msg, msglen, "--attr: name too long: '%s'", v);
-        return 1;
-      }
-      memcpy(name, v, len);
-      name[len] = '\0';
-      memset(&err, 0, sizeof err);
-      kf_status st = kf_attrs_set(op, &attrs, name, eq + 1, &err);
-      if (st != KF_OK) {
-        snprintf(msg, msglen, "%s", kf_message(st, &err));
-        *rule = err.rule ? err.rule : "";
-        return 1;
-      }
-      continue;
-    }
-    for (k = 0; k < nin; k++) {
-      const char *nm = kf_op_input_name(op, k);
-      if (strlen(nm) == (size_t)(eq - v) && memcmp(nm, v, (size_t)(eq - v)) == 0) break;
-    }
-    if (k == nin) {
-      char names[512];
-      snprintf(msg, msglen, "%s has no input '%.*s' (its inputs: %s)", kf_op_name(op), (int)(eq - v), v,
-               input_list(op, names, sizeof names));
-      return 1;
-    }
-    if (strcmp(a, "--input") == 0) {
-      const char *colon = strchr(eq + 1, ':');
-      char dt[32];
-      size_t len = colon ? (size_t)(colon - (eq + 1)) : 0;
-      if (!colon || len == 0 || len >= sizeof dt) {
-        snprintf(msg, msglen, "--input needs NAME=DTYPE:D0,D1,..., got '%s'", v);
-        return 1;
-      }
-      memcpy(dt, eq + 1, len);
-      dt[len] = '\0';
-      desc[k].dtype = kf_dtype_from_name(dt);
-      desc[k].rank = parse_ints(colon + 1, desc[k].dims, KF_MAX_RANK);
-      if (desc[k].dtype == KF_DT_INVALID || desc[k].rank < 0) {
-        snprintf(msg, msglen, "--input %s: expected DTYPE:D0,D1,... (DTYPE: half, bfloat16, float, double, int32)", v);
-        return 1;
-      }
-      have[k] = 1;
-    } else {
-      int64_t vs[PLAN_MAX_VALUES];
-      int n = parse_ints(eq + 1, vs, PLAN_MAX_VALUES), j;
-      if (n < 0) {
-        snprintf(msg, msglen, "--values %s: expected up to %d integers, comma separated", v, PLAN_MAX_VALUES);
-        return 1;
-      }
-      for (j = 0; j < n; j++) values[k][j] = (int32_t)vs[j];
-      desc[k].host_data = values[k];
-    }
-  }
-  for (i = 0; i < nin; i++)
-    if (!have[i]) {
-      snprintf(msg, msglen, "plan: missing --input %s=DTYPE:DIMS", kf_op_input_name(op, i));
-      return 1;
-    }
+  int i;
+  if (kfc_call_parse(argc, argv, first, &c, msg, msglen, rule) != 0) return 1;
+  kf_op op = c.op;
   memset(&err, 0, sizeof err);
   err.rule = "";
-  kf_status st = kf_plan_op(&plan, op, &attrs, desc, nin, NULL, &err);
+  kf_status st = kf_plan_op(&plan, op, &c.attrs, c.in, c.num_inputs, NULL, &err);
   if (st != KF_OK) {
-    snprintf(msg, msglen, "%s", kf_message(st, &err));
+    snprintf(msg, msglen, "%s", kfc_message(st, &err));
     *rule = err.rule ? err.rule : "";
     return 1;
   }
@@ -705,17 +594,11 @@ static int cmd_plan(int argc, char **argv) {
     char line[8192];
     int bad = 0;
     while (fgets(line, sizeof line, stdin)) {
-      char *args[256], *p = line;
-      int n = 0;
+      char *args[256];
+      int n;
       if (!strchr(line, '\n') && !feof(stdin)) return error_line(1, "plan --batch: a line longer than %zu bytes", sizeof line - 1);
-      args[n++] = "plan";
-      while (n < 256) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-        if (!*p) break;
-        args[n++] = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
-        if (*p) *p++ = '\0';
-      }
+      args[0] = "plan";
+      n = 1 + kfc_split(line, args + 1, 255);
       if (n == 1) continue; /* blank line */
       if (plan_one(n, args, 1, msg, sizeof msg, &rule) != 0) {
         plan_error_line(msg, rule);

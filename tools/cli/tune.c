@@ -1,8 +1,9 @@
 /*
-** tune.c -- `kforge tune --manifest FILE [--threads N] [--out FILE]`:
-** plans every call of a model manifest in measured mode (docs/tuning.md)
-** and writes the wisdom, so that later runs (C, Python, TF ops with
-** KFORGE_WISDOM) plan those calls as measured without measuring.
+** tune.c -- `kforge tune --batch | --manifest FILE [--threads N] [--out FILE]
+** [--compare]`: plans every call (plan --batch's lines on stdin, or a model
+** manifest's, which lua5.4 tools/tune_calls.lua writes so) in measured mode
+** (docs/tuning.md) and writes the wisdom, so that later runs (C, Python, TF
+** ops with KFORGE_WISDOM) plan those calls as measured without measuring.
 */
 #include "tune.h"
 
@@ -10,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "kfi.h" /* the op's input types ("T", "U", "int32"): kfi_op_def_of */
-#include "manifest.h"
+#include "call.h"
 
 /* A small persistent pool for --threads (kf_threads' contract). */
 typedef struct pool {
@@ -121,67 +123,117 @@ static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in)
 /* Plans one call in measured mode; 0, or -1 with msg. With compare, also
    times the rule's plan and the measured one (sum[0], sum[1] += ms). */
 static int tune_call(const kfc_call *c, const kf_threads *th, int compare, double *sum, char *msg, size_t n) {
-  kf_op op = kf_op_from_name(c->op);
-  const kfi_op_def *od = kfi_op_def_of(op);
-  kf_tensor_desc in[KFC_MAX_IO];
+  const char *label = c->name;
   kf_plan_options opt;
-  kf_attrs a;
   kf_plan plan;
   kf_error err;
   char choices[400];
   const char *how[] = { "rule", "wisdom", "measured" };
-  int i, j, k;
+  int k;
   double t0;
-  if (!od) return snprintf(msg, n, "%s: unknown op %s", c->name, c->op), -1;
-  kf_attrs_init(op, &a);
-  for (i = 0; i < c->num_attrs; i++) {
-    for (j = 0; j < od->num_attrs && strcmp(od->attrs[j].name, c->attr_name[i]); j++) {}
-    if (j == od->num_attrs) continue; /* recorded for the reader (e.g. U), not an attr of this op */
-    if (kf_attrs_set(op, &a, c->attr_name[i], c->attr_value[i], &err) != KF_OK)
-      return snprintf(msg, n, "%s: %s", c->name, err.message), -1;
-  }
-  if (od->num_inputs > KFC_MAX_IO) return snprintf(msg, n, "%s: too many inputs", c->name), -1;
-  memset(in, 0, sizeof in);
-  for (i = 0; i < od->num_inputs; i++) {
-    const char *type = od->inputs[i].type, *tv = NULL;
-    for (k = 0; k < c->num_inputs && strcmp(c->input_name[k], od->inputs[i].name); k++) {}
-    if (k == c->num_inputs) return snprintf(msg, n, "%s: input %s missing", c->name, od->inputs[i].name), -1;
-    for (j = 0; j < c->num_attrs; j++)
-      if (!strcmp(c->attr_name[j], type)) tv = c->attr_value[j];
-    in[i].dtype = kf_dtype_from_name(tv ? tv : type);
-    if (in[i].dtype == KF_DT_INVALID) in[i].dtype = KF_FLOAT; /* an attr left at its default: float */
-    in[i].rank = c->rank[k];
-    for (j = 0; j < c->rank[k]; j++) in[i].dims[j] = c->dims[k][j];
-    if (c->num_values[k] >= 0) in[i].host_data = c->values[k];
-  }
   memset(&opt, 0, sizeof opt);
   opt.measure = KF_PLAN_MEASURE;
   opt.threads = th;
   t0 = now_s();
-  if (kf_plan_op(&plan, op, &a, in, od->num_inputs, &opt, &err) != KF_OK)
-    return snprintf(msg, n, "%s: %s", c->name, err.message), -1;
+  if (kf_plan_op(&plan, c->op, &c->attrs, c->in, c->num_inputs, &opt, &err) != KF_OK)
+    return snprintf(msg, n, "%s: %s", label, err.message), -1;
   k = kf_plan_source(&plan);
-  printf("%-44s %7.1f ms  %-8s %s\n", c->name, 1e3 * (now_s() - t0), k >= 0 && k <= 2 ? how[k] : "?",
+  printf("%-44s %7.1f ms  %-8s %s\n", label, 1e3 * (now_s() - t0), k >= 0 && k <= 2 ? how[k] : "?",
          kf_plan_choices(&plan, choices, sizeof choices));
   if (compare) {
     kf_plan rule;
     double tr, tm;
     opt.measure = KF_PLAN_RULE;
-    if (kf_plan_op(&rule, op, &a, in, od->num_inputs, &opt, &err) != KF_OK)
-      return snprintf(msg, n, "%s: %s", c->name, err.message), -1;
-    tr = time_plan(&rule, op, in);
-    tm = time_plan(&plan, op, in);
+    if (kf_plan_op(&rule, c->op, &c->attrs, c->in, c->num_inputs, &opt, &err) != KF_OK)
+      return snprintf(msg, n, "%s: %s", label, err.message), -1;
+    tr = time_plan(&rule, c->op, c->in);
+    tm = time_plan(&plan, c->op, c->in);
     if (tr > 0 && tm > 0) sum[0] += tr, sum[1] += tm;
     printf("    | rule %.4f ms | measured plan %.4f ms | rule/measured %.2f |\n", tr, tm, tm > 0 ? tr / tm : 0.0);
   }
   return 0;
 }
 
+/* All of f, NUL-terminated, malloc'd; NULL when out of memory. */
+static char *read_all(FILE *f) {
+  size_t len = 0, cap = 1 << 16;
+  char *buf = malloc(cap), *nb;
+  while (buf) {
+    len += fread(buf + len, 1, cap - 1 - len, f);
+    if (len < cap - 1) break;
+    if (!(nb = realloc(buf, cap * 2))) {
+      free(buf);
+      return NULL;
+    }
+    buf = nb, cap *= 2;
+  }
+  if (buf) buf[len] = 0;
+  return buf;
+}
+
+/* s in single quotes for sh, into buf; 0 when it does not fit. */
+static int sh_quote(char *buf, size_t n, const char *s) {
+  size_t k = 0;
+  if (n < 3) return 0;
+  buf[k++] = '\'';
+  for (; *s; s++) {
+    if (k + 5 >= n) return 0;
+    if (*s == '\'') memcpy(buf + k, "'\\''", 4), k += 4;
+    else buf[k++] = *s;
+  }
+  buf[k++] = '\'';
+  buf[k] = 0;
+  return 1;
+}
+
+/* The one reader of model manifests is generator/model.lua: the calls of
+   one come from lua5.4 tools/tune_calls.lua in kforge's source tree
+   ($KFORGE_ROOT, else the directory above the CLI's, else the current
+   one). The calls as text, or NULL with msg. */
+static char *manifest_calls(const char *argv0, const char *manifest, char *msg, size_t n) {
+  const char *lua = getenv("KFORGE_LUA"), *root = getenv("KFORGE_ROOT");
+  char script[1024], cmd[4096], q[3][1100];
+  char *out;
+  int st;
+  script[0] = 0;
+  if (root && *root) snprintf(script, sizeof script, "%s/tools/tune_calls.lua", root);
+  if ((!*script || access(script, R_OK) != 0) && strrchr(argv0, '/'))
+    snprintf(script, sizeof script, "%.*s/../tools/tune_calls.lua", (int)(strrchr(argv0, '/') - argv0), argv0);
+  if (!*script || access(script, R_OK) != 0) snprintf(script, sizeof script, "tools/tune_calls.lua");
+  if (access(script, R_OK) != 0)
+    return snprintf(msg, n, "tune --manifest reads a manifest with tools/tune_calls.lua of kforge's source tree, not "
+                            "found here (set KFORGE_ROOT); or pass the calls as lines: kforge tune --batch < CALLS"),
+           NULL;
+  if (!lua || !*lua) lua = "lua5.4";
+  if (!sh_quote(q[0], sizeof q[0], lua) || !sh_quote(q[1], sizeof q[1], script) || !sh_quote(q[2], sizeof q[2], manifest))
+    return snprintf(msg, n, "tune --manifest: a path too long"), NULL;
+  snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", q[0], q[1], q[2]);
+  fflush(stdout);
+  FILE *p = popen(cmd, "r");
+  if (!p) return snprintf(msg, n, "tune --manifest: cannot start %s", lua), NULL;
+  out = read_all(p);
+  st = pclose(p);
+  if (out && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) return out;
+  if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    snprintf(msg, n, "tune --manifest needs Lua 5.4 (%s: not found; KFORGE_LUA names another); without it, pass the "
+                     "calls as lines: kforge tune --batch < CALLS (docs/tuning.md)", lua);
+  else if (out) {
+    size_t k = strlen(out);
+    while (k && (out[k - 1] == '\n' || out[k - 1] == '\r')) out[--k] = 0;
+    snprintf(msg, n, "%s", out);
+  } else
+    snprintf(msg, n, "tune --manifest: out of memory");
+  free(out);
+  return NULL;
+}
+
+#define TUNE_USAGE "usage: kforge tune --batch | --manifest FILE [--threads N] [--out FILE] [--compare]"
+
 int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   const char *manifest = NULL, *out = getenv("KFORGE_WISDOM");
-  char def_out[512];
-  kfc_call *calls;
-  int ncalls, threads = 1, i, rc = 0, compare = 0;
+  char def_out[512], *text, *line, *next;
+  static kfc_call call; /* large */
+  int ncalls = 0, threads = 1, i, rc = 0, compare = 0, batch = 0;
   double sum[2] = { 0, 0 };
   pool p;
   kf_threads th;
@@ -189,21 +241,27 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   double t0;
   for (i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--manifest") && i + 1 < argc) manifest = argv[++i];
+    else if (!strcmp(argv[i], "--batch")) batch = 1;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--compare")) compare = 1;
-    else return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]"), 2;
+    else return snprintf(msg, n, TUNE_USAGE), 2;
   }
-  if (!manifest) return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]"), 2;
+  if (!manifest == !batch) return snprintf(msg, n, TUNE_USAGE), 2;
   if (threads < 1 || threads > 64) return snprintf(msg, n, "--threads must be 1 to 64"), 2;
-  if (!out || !*out) {
+  if ((!out || !*out) && manifest) {
     const char *base = strrchr(manifest, '/'), *dot;
     base = base ? base + 1 : manifest;
     dot = strrchr(base, '.');
     snprintf(def_out, sizeof def_out, "%.*s.wisdom", (int)(dot ? dot - base : (long)strlen(base)), base);
     out = def_out;
   }
-  if (kfc_manifest_read(manifest, &calls, &ncalls, msg, n) != 0) return 1;
+  if (!out || !*out) out = "kforge.wisdom";
+  text = manifest ? manifest_calls(argv[0], manifest, msg, n) : read_all(stdin);
+  if (!text) {
+    if (!manifest) snprintf(msg, n, "tune --batch: out of memory");
+    return 1;
+  }
   memset(&p, 0, sizeof p);
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.go, NULL);
@@ -219,8 +277,23 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     rc = 1;
   }
   t0 = now_s();
-  for (i = 0; i < ncalls && rc == 0; i++)
-    if (tune_call(&calls[i], threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
+  for (line = text, i = 1; line && *line && rc == 0; line = next, i++) {
+    char *words[256], label[160];
+    const char *rule;
+    int nw;
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    if (!(nw = kfc_split(line, words, 256))) continue; /* a blank line */
+    if (kfc_call_parse(nw, words, 0, &call, label, sizeof label, &rule) != 0) {
+      snprintf(msg, n, "%s line %d: %s", manifest ? manifest : "tune --batch", i, label);
+      rc = 1;
+      break;
+    }
+    if (!call.name[0]) snprintf(call.name, sizeof call.name, "line %d", i);
+    if (tune_call(&call, threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
+    ncalls++;
+  }
+  if (rc == 0 && ncalls == 0) snprintf(msg, n, "%s: no calls", manifest ? manifest : "tune --batch"), rc = 1;
   if (rc == 0) {
     if (!compare) printf("%d calls planned in %.2f s (%d thread%s)\n", ncalls, now_s() - t0, threads, threads > 1 ? "s" : "");
     else
@@ -234,6 +307,6 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   pthread_cond_broadcast(&p.go);
   pthread_mutex_unlock(&p.mu);
   for (i = 0; i < p.workers; i++) pthread_join(p.th[i], NULL);
-  free(calls);
+  free(text);
   return rc;
 }
