@@ -45,116 +45,9 @@ import subprocess
 import sys
 import time
 
-GRAD_OPS = ("FusedBatchNormGradV3", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import step_profile  # noqa: E402 -- the profiler split of a step
 
-
-def child(args):
-    threads = args.child_threads
-    use_kforge = args.child_grads == "kforge"
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    import numpy as np
-    import tensorflow as tf
-    n = 0 if threads == "all" else int(threads)
-    tf.config.threading.set_intra_op_parallelism_threads(n)
-    tf.config.threading.set_inter_op_parallelism_threads(n)
-    import tf_keras
-    import kforge.tf
-    import kforge.tf.keras as kk
-    from tensorflow.python.framework import tensor_util
-
-    kforge.tf.load()
-    tf_keras.utils.set_random_seed(1)
-    model = tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3), weights=None, classes=10)
-    model.compile(optimizer=tf_keras.optimizers.SGD(0.01), loss=tf_keras.losses.SparseCategoricalCrossentropy())
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch, 96, 96, 3)).astype(np.float32)
-    y = rs.randint(0, 10, args.batch).astype(np.int32)
-    if use_kforge:
-        kforge.tf.enable()
-    for _ in range(args.warmup):
-        model.train_on_batch(x, y)
-    times = []
-    for _ in range(args.steps):
-        t = time.perf_counter()
-        model.train_on_batch(x, y)
-        times.append(time.perf_counter() - t)
-    kk.disable()
-    types = {}
-    for cf in model.train_function._list_all_concrete_functions():
-        for op in cf.graph.get_operations():
-            types[op.type] = types.get(op.type, 0) + 1
-    kforge_nodes = sum(v for k, v in types.items() if k.startswith("Kforge"))
-
-    # the gradient ops alone, on the traced shapes (from TF's own gradient graph)
-    loss_fn = tf_keras.losses.SparseCategoricalCrossentropy()
-
-    def grads():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        return tape.gradient(loss, model.trainable_variables)
-    graph = tf.function(grads).get_concrete_function().graph
-    calls = []
-    for op in graph.get_operations():
-        if op.type not in GRAD_OPS:
-            continue
-        attrs = {a: op.get_attr(a) for a in ("epsilon", "data_format", "is_training", "strides", "padding",
-                                             "explicit_paddings", "dilations") if a in op.node_def.attr}
-        ins = []
-        for t in op.inputs:
-            v = tensor_util.constant_value(t)
-            ins.append(("const", v) if v is not None and t.dtype == tf.int32 else ("rand", t.shape.as_list() if t.shape.rank is not None else [], t.dtype))
-        calls.append((op.type, attrs, ins))
-
-    def make(spec):
-        if spec[0] == "const":
-            return tf.constant(spec[1])
-        shape, dtype = spec[1], spec[2]
-        shape = [1 if d is None else d for d in shape]
-        if not shape or shape == [0]:
-            return tf.zeros(shape, dtype)
-        return tf.constant(rs.uniform(0.5, 1.5, shape).astype(dtype.as_numpy_dtype))
-    inputs = [[make(s) for s in ins] for _, _, ins in calls]
-    from kforge.tf import ops as kops
-    names = {
-        "FusedBatchNormGradV3": (["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"],
-                                 tf.raw_ops.FusedBatchNormGradV3, kops.fused_batch_norm_grad_v3),
-        "DepthwiseConv2dNativeBackpropInput": (["input_sizes", "filter", "out_backprop"],
-                                               tf.raw_ops.DepthwiseConv2dNativeBackpropInput,
-                                               kops.depthwise_conv2d_native_backprop_input),
-        "DepthwiseConv2dNativeBackpropFilter": (["input", "filter_sizes", "out_backprop"],
-                                                tf.raw_ops.DepthwiseConv2dNativeBackpropFilter,
-                                                kops.depthwise_conv2d_native_backprop_filter),
-    }
-
-    def run_all(which, only=None):
-        outs = []
-        for (typ, attrs, _), ins in zip(calls, inputs):
-            if only and typ not in only:
-                continue
-            argnames, tf_fn, kf_fn = names[typ]
-            fn = kf_fn if which == "kforge" else tf_fn
-            r = fn(**dict(zip(argnames, ins)), **attrs)
-            outs.append(r[0] if isinstance(r, (tuple, list)) else r)
-        return outs
-
-    op_times = {}
-    for label, only in (("all", None), ("bn", ("FusedBatchNormGradV3",)),
-                        ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
-        f = tf.function(lambda only=only: run_all(args.child_grads, only))
-        for _ in range(3):
-            f()
-        ts = []
-        for _ in range(max(10, args.steps // 2)):
-            t = time.perf_counter()
-            f()
-            ts.append(time.perf_counter() - t)
-        op_times[label] = statistics.median(ts)
-    print("RESULT " + json.dumps({
-        "threads": threads, "grads": args.child_grads, "step_median_s": statistics.median(times),
-        "step_min_s": min(times), "kforge_nodes": kforge_nodes, "grad_calls": len(calls),
-        "grad_ops_s": op_times["all"], "bn_grad_s": op_times["bn"], "dw_grad_s": op_times["dw"],
-        "kforge_pool_threads": kforge.tf.num_threads()}))
 
 
 MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications constructors
@@ -186,31 +79,23 @@ def median_time(f, steps, warmup):
     return statistics.median(call_times(f, steps, warmup))
 
 
-def child_ops(args):
-    """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+def gradient_calls(model, x, rs):
+    """The FusedBatchNormGradV3 and depthwise gradient nodes of the model's traced gradient
+    graph (TF's own gradients), in model order, as [(op type, attrs, input tensors)] with
+    random float inputs of the traced shapes and the int32 size inputs' constant values;
+    and {op type: (input names, TF's raw op, kforge's op)}."""
     import numpy as np
     import tensorflow as tf
-    n = 0 if args.child_threads == "all" else int(args.child_threads)
-    tf.config.threading.set_intra_op_parallelism_threads(n)
-    tf.config.threading.set_inter_op_parallelism_threads(n)
-    import tf_keras
-    import kforge.tf
     from kforge.tf import ops as kops
     from tensorflow.python.framework import tensor_util
-    kforge.tf.load()
-    app, kw = MODELS[args.child_model]
-    tf_keras.utils.set_random_seed(1)
-    model = getattr(tf_keras.applications, app)(weights=None, **kw)
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
 
     def grads():
         with tf.GradientTape() as tape:
             loss = tf.reduce_sum(tf.square(model(x, training=True)))
         return tape.gradient(loss, model.trainable_variables)
-    graph = tf.function(grads).get_concrete_function().graph
+    import kforge.tf
+    with kforge.tf.gradients(False):  # TF's own gradient graph, whatever the state
+        graph = tf.function(grads).get_concrete_function().graph
     table = {
         "FusedBatchNormGradV3": (["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"],
                                  tf.raw_ops.FusedBatchNormGradV3, kops.fused_batch_norm_grad_v3),
@@ -237,6 +122,27 @@ def child_ops(args):
                 ins.append(tf.constant(rs.uniform(0.5, 1.5, shape).astype(np.float32)) if shape
                            else tf.zeros([], t.dtype))
         calls.append((op.type, attrs, ins))
+    return calls, table
+
+
+def child_ops(args):
+    """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import numpy as np
+    import tensorflow as tf
+    n = 0 if args.child_threads == "all" else int(args.child_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(n)
+    tf.config.threading.set_inter_op_parallelism_threads(n)
+    import tf_keras
+    import kforge.tf
+    kforge.tf.load()
+    app, kw = MODELS[args.child_model]
+    tf_keras.utils.set_random_seed(1)
+    model = getattr(tf_keras.applications, app)(weights=None, **kw)
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+    calls, table = gradient_calls(model, x, rs)
     out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
     for label, only in (("bn", ("FusedBatchNormGradV3",)),
                         ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
@@ -338,43 +244,262 @@ def traced_op_counts(fn):
     return types
 
 
-def child_keras(args):
-    """One whole-model step configuration (--keras 3|2): train_on_batch times and the step's fused nodes."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if args.child_keras == "2":
-        os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    else:
-        os.environ.pop("TF_USE_LEGACY_KERAS", None)
-    import warnings
-    warnings.simplefilter("ignore")
-    import numpy as np
-    import tensorflow as tf
-    n = 0 if args.child_threads == "all" else int(args.child_threads)
+def interleave(runners, rounds, steps):
+    """{label: [(wall s, cpu s) per round]}: each round times steps calls of every runner
+    (medians of the round), in an order rotated each round (AB, BA, ...), so that a change of
+    the host's load falls on every runner alike. cpu is the process's CPU time: at 1 thread
+    it does not count the time the host's other jobs took the core."""
+    labels = list(runners)
+    out = {label: [] for label in labels}
+    for label in labels:  # each warm again once all are built (the first round ran 2-10x slow)
+        for _ in range(2):
+            runners[label]()
+    for r in range(rounds):
+        k = r % len(labels)
+        for label in labels[k:] + labels[:k]:
+            walls, cpus = [], []
+            for _ in range(steps):
+                c, t = time.process_time(), time.perf_counter()
+                runners[label]()
+                walls.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            out[label].append((statistics.median(walls), statistics.median(cpus)))
+    return out
+
+
+def set_threads(tf, threads):
+    n = 0 if threads == "all" else int(threads)
     tf.config.threading.set_intra_op_parallelism_threads(n)
     tf.config.threading.set_inter_op_parallelism_threads(n)
-    if args.child_keras == "2":
-        import tf_keras as K
+
+
+def set_kforge(on):
+    import kforge.tf
+    if on:
+        kforge.tf.enable()
     else:
-        import keras as K
+        kforge.tf.disable()
+
+
+def step_models(K, app, kw, batch, warmup, prefix=""):
+    """{prefix+"tf": step fn, prefix+"kforge": step fn} for two equal models (same seed), one
+    traced with Keras/TF's own kernels and one with kforge.tf.enable(); each step fn sets the
+    state it was traced with (no retrace expected; a retrace would keep its kernels), then runs
+    train_on_batch. Also {label: model}."""
+    import numpy as np
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (batch,) + kw["input_shape"]).astype(np.float32)
+    y = rs.randint(0, 10, batch).astype(np.int32)
+    steps, models = {}, {}
+    for g in ("tf", "kforge"):
+        K.utils.set_random_seed(1)
+        model = getattr(K.applications, app)(weights=None, classes=10, **kw)
+        model.compile(optimizer=K.optimizers.SGD(0.01), loss=K.losses.SparseCategoricalCrossentropy())
+        set_kforge(g == "kforge")
+        for _ in range(max(1, warmup)):
+            model.train_on_batch(x, y)
+
+        def step(model=model, on=(g == "kforge")):
+            set_kforge(on)
+            model.train_on_batch(x, y)
+        steps[prefix + g] = step
+        models[prefix + g] = model
+    set_kforge(False)
+    return steps, models
+
+
+def copy_bandwidth():
+    """Bytes per second of a 1-thread copy of 128 MiB (read + write counted), best of 5."""
+    import numpy as np
+    a = np.ones(32 << 20, np.float32)
+    b = np.empty_like(a)
+    best = min(call_times(lambda: np.copyto(b, a), 5, 1))
+    return 2 * a.nbytes / best
+
+
+def child_issue26(args):
+    """Issue 26's MobileNetV2 step (tf-keras), TF's gradients vs kforge's, interleaved in one
+    process; the gradient ops alone in model order, TF's kernels vs kforge's, interleaved; at 1
+    thread their DRAM floor (bytes in and out over a measured copy bandwidth)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import numpy as np
+    import tensorflow as tf
+    set_threads(tf, args.child_threads)
+    import tf_keras
+    import kforge.tf
+    kforge.tf.load()
+    app, kw = MODELS["mobilenet_v2_96"]
+    steps, models = step_models(tf_keras, app, kw, args.batch, args.warmup)
+    nodes = {g: traced_op_counts(m.train_function) for g, m in models.items()}
+    step_rounds = interleave(steps, args.rounds, args.steps)
+
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+    calls, table = gradient_calls(models["tf"], x, rs)
+
+    def op_set(which, only=None):
+        def run():
+            outs = []
+            for typ, attrs, ins in calls:
+                if only and typ not in only:
+                    continue
+                names, tf_fn, kf_fn = table[typ]
+                r = (kf_fn if which == "kforge" else tf_fn)(**dict(zip(names, ins)), **attrs)
+                outs.append(r[0] if isinstance(r, (tuple, list)) else r)
+            return outs
+        f = tf.function(run)
+        for _ in range(3):
+            f()
+        return f
+    bn, dw = ("FusedBatchNormGradV3",), ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
+    ops = {"%s_%s" % (label, g): op_set(g, only) for label, only in (("all", None), ("bn", bn), ("dw", dw))
+           for g in ("tf", "kforge")}
+    op_rounds = interleave(ops, args.rounds, max(10, args.steps))
+    out = {"threads": args.child_threads, "steps": step_rounds, "ops": op_rounds, "grad_calls": len(calls),
+           "kforge_nodes": {g: sum(v for k, v in n.items() if k.startswith("Kforge")) for g, n in nodes.items()},
+           "kforge_pool_threads": kforge.tf.num_threads()}
+    if args.child_threads == "1":
+        moved = 0
+        for typ, attrs, ins in calls:
+            names, _, kf_fn = table[typ]
+            r = kf_fn(**dict(zip(names, ins)), **attrs)
+            outs = r if isinstance(r, (tuple, list)) else [r]
+            moved += sum(t.numpy().nbytes for t in ins if t.dtype != tf.int32)
+            moved += sum(t.numpy().nbytes for t in outs)
+        out["bytes_moved"] = moved
+        out["copy_bandwidth"] = copy_bandwidth()
+    print("RESULT " + json.dumps(out))
+
+
+def child_keras(args):
+    """One model and thread setting (--keras): each Keras' step with its own kernels and with
+    kforge, all in one process, interleaved; then Keras 3's pair under TF's profiler."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.pop("TF_USE_LEGACY_KERAS", None)  # tf.keras stays Keras 3; tf_keras is imported by name
+    import warnings
+    warnings.simplefilter("ignore")
+    import tensorflow as tf
+    set_threads(tf, args.child_threads)
     import kforge.tf
     kforge.tf.load()
     app, kw = MODELS[args.child_model]
-    K.utils.set_random_seed(1)
-    model = getattr(K.applications, app)(weights=None, classes=10, **kw)
-    model.compile(optimizer=K.optimizers.SGD(0.01), loss=K.losses.SparseCategoricalCrossentropy())
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
-    y = rs.randint(0, 10, args.batch).astype(np.int32)
-    if args.child_grads == "kforge":
-        kforge.tf.enable()
-    times = call_times(lambda: model.train_on_batch(x, y), args.steps, args.warmup)
-    kforge.tf.disable()
-    types = traced_op_counts(model.train_function)
+    steps, models, bn_res = {}, {}, {}
+    for k in args.child_keras.split(","):
+        if k == "2":
+            import tf_keras as K
+            from tf_keras.layers import BatchNormalization as BN
+        else:
+            import keras as K
+            from keras.layers import BatchNormalization as BN
+        s, m = step_models(K, app, kw, args.batch, args.warmup, prefix=k + "/")
+        steps.update(s)
+        models.update(m)
+        for label, model in m.items():
+            bn_res[label] = step_profile.bn_scopes(model, BN)
+    nodes = {label: traced_op_counts(m.train_function) for label, m in models.items()}
+    rounds = interleave(steps, args.rounds, args.steps)
+    prof = {}
+    if args.profile and "3/tf" in steps:
+        pair = {label: steps[label] for label in ("3/tf", "3/kforge", "2/kforge") if label in steps}
+        prof = step_profile.profile(args.profile, pair, bn_res)
+    from kforge.tf import keras3
     print("RESULT " + json.dumps({
-        "model": args.child_model, "keras": args.child_keras, "threads": args.child_threads,
-        "grads": args.child_grads, "step_median_s": statistics.median(times), "step_min_s": min(times),
-        "fused_bn": types.get("FusedBatchNormV3", 0), "kforge_bn": types.get("KforgeFusedBatchNormGradV3", 0),
-        "kforge_nodes": sum(v for k, v in types.items() if k.startswith("Kforge"))}))
+        "model": args.child_model, "threads": args.child_threads, "rounds": rounds, "profile": prof,
+        "fused_bn": {label: n.get("FusedBatchNormV3", 0) for label, n in nodes.items()},
+        "kforge_nodes": {label: sum(v for k, v in n.items() if k.startswith("Kforge")) for label, n in nodes.items()},
+        "keras3_fallbacks": keras3.fallbacks()}))
+
+
+def run_child(cmd, what):
+    p = subprocess.run([sys.executable, os.path.abspath(__file__)] + cmd, capture_output=True, text=True)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode or not line:
+        sys.stderr.write(p.stderr[-3000:])
+        sys.exit("bench_train_step: the %s run failed" % what)
+    return json.loads(line[-1][7:])
+
+
+def ratios(base, new, which=0):
+    """Per-round base/new of interleave() lists (which 0: wall, 1: cpu)."""
+    return [b[which] / n[which] for b, n in zip(base, new)]
+
+
+def spread(rs):
+    """The median of per-round ratios and their range, as text."""
+    return "%.2fx (rounds %.2f-%.2f)" % (statistics.median(rs), min(rs), max(rs))
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def common_args(args):
+    return ["--steps", str(args.steps), "--warmup", str(args.warmup), "--batch", str(args.batch),
+            "--rounds", str(args.rounds)]
+
+
+# issue 26: MobileNetV2 0.35/96's gradient ops >= 1.5x TF's kernels at 1 thread, or within
+# 15% of their DRAM floor; the whole step faster than TF's at 1 thread and at all threads
+ISSUE26_OPS = 1.5
+ISSUE26_FLOOR = 1.15
+
+
+def issue26_table(args):
+    """Issue 26's lines; returns the misses."""
+    threads = args.threads.split(",")
+    res = {}
+    for t in threads:
+        res[t] = run_child(["--child-issue26", "--child-threads", t] + common_args(args), "MobileNetV2 threads " + t)
+        r = res[t]
+        for i, (a, b) in enumerate(zip(r["steps"]["tf"], r["steps"]["kforge"])):
+            print("# threads %s round %d: step TF %.1f ms, kforge %.1f ms; gradient ops TF %.1f ms, kforge %.1f ms" % (
+                t, i + 1, 1e3 * a[0], 1e3 * b[0], 1e3 * r["ops"]["all_tf"][i][0],
+                1e3 * r["ops"]["all_kforge"][i][0]), flush=True)
+    print()
+    print("Issue 26: tf-keras MobileNetV2 0.35, 96x96x3, batch %d, float32, train_on_batch; TF's gradients and "
+          "kforge's interleaved in one process per thread setting, %d rounds x %d steps; speedup = median of "
+          "per-round ratios (their range)" % (args.batch, args.rounds, args.steps))
+    print("%-8s %-8s %10s %10s %28s %24s" % ("threads", "grads", "step ms", "cpu ms", "step speedup (rounds)",
+                                             "cpu speedup"))
+
+    def med(rounds, which=0):
+        return 1e3 * statistics.median(x[which] for x in rounds)
+    for t in threads:
+        r = res[t]
+        for g in ("tf", "kforge"):
+            sp = spread(ratios(r["steps"]["tf"], r["steps"][g]))
+            cp = spread(ratios(r["steps"]["tf"], r["steps"][g], 1))
+            print("%-8s %-8s %10.1f %10.1f %28s %24s" % (t, g, med(r["steps"][g]), med(r["steps"][g], 1), sp, cp))
+    for t in threads:
+        o = res[t]["ops"]
+        print("threads %s: the %d gradient ops in model order: TF %.1f ms, kforge %.1f ms: %s; batch norm %s, "
+              "depthwise %s" % (t, res[t]["grad_calls"], med(o["all_tf"]), med(o["all_kforge"]),
+                                spread(ratios(o["all_tf"], o["all_kforge"])),
+                                spread(ratios(o["bn_tf"], o["bn_kforge"])), spread(ratios(o["dw_tf"], o["dw_kforge"]))))
+    print()
+    misses = []
+    if "1" in res:
+        r = res["1"]
+        sp = statistics.median(ratios(r["ops"]["all_tf"], r["ops"]["all_kforge"]))
+        kf = med(r["ops"]["all_kforge"])
+        floor = 1e3 * r["bytes_moved"] / r["copy_bandwidth"]
+        ok = sp >= ISSUE26_OPS or kf <= ISSUE26_FLOOR * floor
+        print("target issue 26 mobilenet_v2_96 gradient ops threads 1: %.2fx TF's kernels (>= %.1fx), or %.2fx "
+              "their DRAM floor %.2f ms (%.1f MB at %.1f GB/s, 1-thread copy) (<= %.2fx): %s" % (
+                  sp, ISSUE26_OPS, kf / floor, floor, r["bytes_moved"] / 1e6, r["copy_bandwidth"] / 1e9,
+                  ISSUE26_FLOOR, verdict(ok)))
+        if not ok:
+            misses.append("issue 26 gradient ops threads 1: %.2fx < %.1fx, %.2fx the floor" % (sp, ISSUE26_OPS,
+                                                                                             kf / floor))
+    for t in threads:
+        sp = statistics.median(ratios(res[t]["steps"]["tf"], res[t]["steps"]["kforge"]))
+        ok = sp > 1.0
+        print("target issue 26 mobilenet_v2_96 step threads %-4s kforge vs TF's gradients: %.2fx (> 1.00x): %s"
+              % (t, sp, verdict(ok)))
+        if not ok:
+            misses.append("issue 26 step threads %s: %.2fx" % (t, sp))
+    return misses
 
 
 # issue 29's targets: Keras 3 + kforge over Keras 3's own step
@@ -383,154 +508,157 @@ KERAS_TARGET_OTHERS = 1.2
 
 
 def keras_table(args):
+    """Issue 29's lines; returns the misses."""
     kerases = args.keras.split(",")
     models = args.step_models.split(",")
     threads = args.threads.split(",")
-    configs = [(m, k, t, g) for m in models for k in kerases for t in threads for g in ("tf", "kforge")]
-    results = {}
-    for r in range(args.rounds):
-        for m, k, t, g in configs:
-            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
-                   "--child-keras", k, "--child-grads", g, "--steps", str(args.steps),
-                   "--warmup", str(args.warmup), "--batch", str(args.batch)]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-            if p.returncode or not line:
-                sys.stderr.write(p.stderr[-3000:])
-                sys.exit("bench_train_step: the %s keras %s threads %s %s run failed" % (m, k, t, g))
-            res = json.loads(line[-1][7:])
-            results.setdefault((m, k, t, g), []).append(res)
-            print("# round %d: %s, Keras %s, threads %s, %s: step %.1f ms (fused bn nodes %d, kforge nodes %d)" % (
-                r + 1, m, k, t, g, 1e3 * res["step_median_s"], res["fused_bn"], res["kforge_nodes"]), flush=True)
-
-    def med(key):
-        return statistics.median(x["step_median_s"] for x in results[key])
     label = {"3": "Keras 3", "2": "tf-keras"}
+    res = {}
+    for m in models:
+        for t in threads:
+            cmd = ["--child-keras", ",".join(kerases), "--child-model", m, "--child-threads", t,
+                   "--profile", str(args.profile)] + common_args(args)
+            r = res[(m, t)] = run_child(cmd, "%s threads %s" % (m, t))
+            for i in range(args.rounds):
+                print("# %s threads %s round %d: %s" % (m, t, i + 1, ", ".join(
+                    "%s %s %.1f ms" % (label[c.split("/")[0]], c.split("/")[1], 1e3 * r["rounds"][c][i][0])
+                    for c in r["rounds"])), flush=True)
+            if r["keras3_fallbacks"]:
+                print("# %s: Keras 3 batch norms left to Keras: %s" % (m, r["keras3_fallbacks"]))
     print()
-    print("Training step (compile + train_on_batch, SGD), batch %d, float32; medians of %d rounds x %d steps"
-          % (args.batch, args.rounds, args.steps))
-    print("%-24s %-9s %-7s %-8s %10s %9s %9s %9s" % ("model", "keras", "threads", "kernels", "step ms",
-                                                   "speedup", "fused bn", "kforge"))
-    rows = []
+    print("Issue 29: whole training steps (compile + train_on_batch, SGD), batch %d, float32; each model and "
+          "thread setting in one process, its configurations interleaved, %d rounds x %d steps; speedup = median "
+          "of per-round ratios to the same Keras' own step (their range)" % (args.batch, args.rounds, args.steps))
+    print("%-24s %-9s %-7s %-7s %9s %9s %27s %12s %8s %7s" % (
+        "model", "keras", "threads", "kernels", "step ms", "cpu ms", "speedup (rounds)", "cpu speedup",
+        "fused bn", "kforge"))
+
+    def med(rounds, which=0):
+        return 1e3 * statistics.median(x[which] for x in rounds)
     for m in models:
         for k in kerases:
             for t in threads:
-                base = med((m, k, t, "tf"))
+                r = res[(m, t)]
+                base = r["rounds"][k + "/tf"]
                 for g in ("tf", "kforge"):
-                    step = med((m, k, t, g))
-                    first = results[(m, k, t, g)][0]
-                    rows.append({"model": m, "keras": k, "threads": t, "kernels": g, "step_ms": 1e3 * step,
-                                 "speedup": base / step, "fused_bn": first["fused_bn"],
-                                 "kforge_nodes": first["kforge_nodes"]})
-                    print("%-24s %-9s %-7s %-8s %10.1f %8.2fx %9d %9d" % (
-                        m, label[k], t, g, 1e3 * step, base / step, first["fused_bn"], first["kforge_nodes"]))
+                    c = k + "/" + g
+                    mine = r["rounds"][c]
+                    print("%-24s %-9s %-7s %-7s %9.1f %9.1f %27s %11.2fx %8d %7d" % (
+                        m, label[k], t, g, med(mine), med(mine, 1), spread(ratios(base, mine)),
+                        statistics.median(ratios(base, mine, 1)), r["fused_bn"][c], r["kforge_nodes"][c]))
+    bounds = {}
+    if args.profile and "3" in kerases:
+        print()
+        print("Where Keras 3's step goes (TF's profiler, medians of %d steps per configuration): the ops kforge "
+              "replaces are batch norm (forward, gradient, moving statistics) and the depthwise gradients"
+              % args.profile)
+        for m in models:
+            for t in threads:
+                p = res[(m, t)]["profile"]
+                if "3/tf" not in p:
+                    continue
+                own, kf = p["3/tf"], p["3/kforge"]
+                part_own = own["owners"]["bn"] + own["owners"]["dw-grad"]
+                part_kf = kf["owners"]["bn"] + kf["owners"]["dw-grad"]
+                f = part_own / own["step_ms"]
+                bound = 1.0 / (1.0 - f) if f < 1 else float("inf")
+                bounds[(m, t)] = bound
+                print("bound %-24s threads %-4s Keras 3's own step %.1f ms: batch norm %.1f ms + depthwise "
+                      "gradients %.1f ms = %.0f%%; with kforge %.1f + %.1f ms, step %.1f ms; other ops %.1f vs "
+                      "%.1f ms; best possible speedup (those ops free) %.2fx" % (
+                          m, t, own["step_ms"], own["owners"]["bn"], own["owners"]["dw-grad"], 100 * f,
+                          kf["owners"]["bn"], kf["owners"]["dw-grad"], kf["step_ms"], own["owners"]["other"],
+                          kf["owners"]["other"], bound))
+                if args.verbose:
+                    cols = [c for c in ("3/tf", "3/kforge", "2/kforge") if c in p]
+                    types = sorted(set().union(*(p[c]["types"] for c in cols)),
+                                   key=lambda k: -sum(p[c]["types"].get(k, 0) for c in cols))
+                    print("    %-46s %s   (ms per step, kernels)" % ("op type", "   ".join(
+                        "%14s" % c for c in cols)))
+                    for typ in types[:30]:
+                        print("    %-46s %s" % (typ, "   ".join(
+                            "%8.2f %5d" % (p[c]["types"].get(typ, 0), p[c]["nodes"].get(typ, 0)) for c in cols)))
+                    print("    %-46s %s" % ("(owners: bn, dw-grad, other; step)", "   ".join(
+                        "%.1f/%.1f/%.1f; %.1f" % (p[c]["owners"]["bn"], p[c]["owners"]["dw-grad"],
+                                                  p[c]["owners"]["other"], p[c]["step_ms"]) for c in cols)))
     print()
     misses = []
     if "3" in kerases:
         for m in models:
             want = KERAS_TARGETS.get(m, KERAS_TARGET_OTHERS)
             for t in threads:
-                sp = med((m, "3", t, "tf")) / med((m, "3", t, "kforge"))
+                rr = res[(m, t)]["rounds"]
+                sp = statistics.median(ratios(rr["3/tf"], rr["3/kforge"]))
                 ok = sp >= want
-                print("target %-24s threads %-4s Keras 3 + kforge vs Keras 3's own: %.2fx (>= %.1fx) %s" % (
-                    m, t, sp, want, "met" if ok else "MISSED"))
+                why = ""
+                if not ok and (m, t) in bounds:
+                    why = " (Amdahl: at most %.2fx with those ops free)" % bounds[(m, t)]
+                print("target issue 29 %-24s threads %-4s Keras 3 + kforge vs Keras 3's own: %.2fx (>= %.1fx): %s%s"
+                      % (m, t, sp, want, verdict(ok), why))
                 if not ok:
-                    misses.append("%s threads %s: %.2fx < %.1fx" % (m, t, sp, want))
+                    misses.append("issue 29 %s threads %s: %.2fx < %.1fx%s" % (m, t, sp, want, why))
                 if "2" in kerases:
-                    k3 = med((m, "3", t, "kforge"))
-                    k2 = med((m, "2", t, "kforge"))
-                    ok = k3 <= k2
-                    print("target %-24s threads %-4s Keras 3 + kforge %.1f ms vs tf-keras + kforge %.1f ms "
-                          "(no slower) %s" % (m, t, 1e3 * k3, 1e3 * k2, "met" if ok else "MISSED"))
+                    k3, k2 = med(rr["3/kforge"]), med(rr["2/kforge"])
+                    rel = statistics.median(ratios(rr["2/kforge"], rr["3/kforge"]))
+                    ok = rel >= 1.0
+                    print("target issue 29 %-24s threads %-4s Keras 3 + kforge %.1f ms vs tf-keras + kforge %.1f ms: "
+                          "%.2fx (no slower: >= 1.00x): %s" % (m, t, k3, k2, rel, verdict(ok)))
                     if not ok:
-                        misses.append("%s threads %s: Keras 3 + kforge %.2fx tf-keras + kforge's time"
-                                      % (m, t, k3 / k2))
-    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
+                        misses.append("issue 29 %s threads %s: Keras 3 + kforge at %.2fx tf-keras + kforge's speed"
+                                      % (m, t, rel))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0
+            json.dump({"%s/%s" % k: v for k, v in res.items()}, f, indent=1)
+    return misses
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--targets", action="store_true",
+                    help="every target line: issue 26's MobileNetV2 run, then --keras 3,2 (issue 29)")
     ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
                     "(batch --batch), comma separated: " + ", ".join(MODELS))
     ap.add_argument("--child-model")
     ap.add_argument("--per-call", action="store_true",
                     help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
-    ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=5, help="timed steps per configuration and round")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--threads", default="1,all")
     ap.add_argument("--json")
     ap.add_argument("--child-threads")
-    ap.add_argument("--child-grads")
+    ap.add_argument("--child-issue26", action="store_true")
     ap.add_argument("--keras", help="whole-model steps in these Kerases: 3 (keras), 2 (tf-keras) or 3,2")
     ap.add_argument("--step-models", default="mobilenet_v2_96,mobilenet_v3_small_128,efficientnet_b0_128",
                     help="with --keras: the models (names of --models)")
+    ap.add_argument("--profile", type=int, default=5,
+                    help="with --keras: steps of Keras 3's pair under TF's profiler (the Amdahl bound); 0: none")
+    ap.add_argument("--verbose", action="store_true", help="with --profile: the op types of each step")
     ap.add_argument("--child-keras")
     args = ap.parse_args()
     if args.child_keras:
         child_keras(args)
         return 0
+    if args.child_issue26:
+        child_issue26(args)
+        return 0
     if args.child_threads and args.child_model:
         child_ops(args)
         return 0
-    if args.child_threads:
-        child(args)
-        return 0
     if args.models:
         return ops_table(args)
-    if args.keras:
-        return keras_table(args)
-    results = {}
-    configs = [(t, g) for t in args.threads.split(",") for g in ("tf", "kforge")]
-    for r in range(args.rounds):
-        for t, g in configs:
-            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-grads", g,
-                   "--steps", str(args.steps), "--warmup", str(args.warmup), "--batch", str(args.batch)]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-            if p.returncode or not line:
-                sys.stderr.write(p.stderr[-3000:])
-                sys.exit("bench_train_step: the %s/%s run failed" % (t, g))
-            res = json.loads(line[-1][7:])
-            results.setdefault((t, g), []).append(res)
-            print("# round %d: threads %s, %s gradients: step %.1f ms, gradient ops %.1f ms" % (
-                r + 1, t, g, 1e3 * res["step_median_s"], 1e3 * res["grad_ops_s"]), flush=True)
-
-    def med(t, g, key):
-        return statistics.median(x[key] for x in results[(t, g)])
-    print()
-    print("MobileNetV2 0.35, 96x96x3, batch %d, float32, Keras train_on_batch; medians of %d rounds x %d steps"
-          % (args.batch, args.rounds, args.steps))
-    print("%-8s %-8s %10s %8s %14s %9s %9s %10s" % ("threads", "grads", "step ms", "speedup", "grad ops ms",
-                                                    "bn ms", "dw ms", "grad share"))
-    table = []
-    for t in args.threads.split(","):
-        base = med(t, "tf", "step_median_s")
-        for g in ("tf", "kforge"):
-            step = med(t, g, "step_median_s")
-            ops_s = med(t, g, "grad_ops_s")
-            row = {"threads": t, "grads": g, "step_ms": 1e3 * step, "speedup": base / step,
-                   "grad_ops_ms": 1e3 * ops_s, "bn_ms": 1e3 * med(t, g, "bn_grad_s"),
-                   "dw_ms": 1e3 * med(t, g, "dw_grad_s"), "grad_share": ops_s / step,
-                   "kforge_nodes": results[(t, g)][0]["kforge_nodes"],
-                   "grad_calls": results[(t, g)][0]["grad_calls"]}
-            table.append(row)
-            print("%-8s %-8s %10.1f %7.2fx %14.1f %9.1f %9.1f %9.0f%%" % (
-                t, g, row["step_ms"], row["speedup"], row["grad_ops_ms"], row["bn_ms"], row["dw_ms"],
-                100 * row["grad_share"]))
-    for t in args.threads.split(","):
-        tf_ops = med(t, "tf", "grad_ops_s")
-        kf_ops = med(t, "kforge", "grad_ops_s")
-        print("threads %s: the %d gradient ops alone: TF %.1f ms, kforge %.1f ms (%.2fx)" % (
-            t, results[(t, "tf")][0]["grad_calls"], 1e3 * tf_ops, 1e3 * kf_ops, tf_ops / kf_ops))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(table, f, indent=1)
+    t0 = time.time()
+    misses = []
+    if args.targets or not args.keras:
+        misses += issue26_table(args)
+        print()
+    if args.targets or args.keras:
+        if args.targets:
+            args.keras = args.keras or "3,2"
+        misses += keras_table(args)
+    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
+    print("(%.0f s)" % (time.time() - t0))
     return 0
 
 
