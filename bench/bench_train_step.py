@@ -1,41 +1,38 @@
-"""Times a tf-keras training step with TF's gradients and with kforge's (kforge.tf.enable()).
+"""Times Keras training steps with TF's kernels and with kforge's (kforge.tf.enable()).
 
-    python bench/bench_train_step.py [--steps N] [--warmup W] [--rounds R] [--batch B]
-                                     [--threads 1,all] [--json OUT]
-    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1] [--per-call]
-
-(the second form: only the gradient ops of docs/models.md's traced models,
-TF's kernels against kforge's, one op-set tf.function each, in model order;
---per-call adds each call alone and repeated, its data warm in the caches,
-as issue 16's op-level table measured)
+    python bench/bench_train_step.py --targets [--rounds R] [--steps N] [--threads 1,all]
+        every target line below, then "targets missed: ..." (bench/train_targets.sh runs it)
+    python bench/bench_train_step.py [--rounds R] [--steps N] [--threads 1,all]
+        issue 26: tf-keras MobileNetV2 0.35/96, batch 16: the whole step, and its gradient
+        ops alone in model order against TF's kernels and against their DRAM floor
+    python bench/bench_train_step.py --keras 3,2 [--step-models M,...] [--profile P] [--verbose]
+        issue 29: whole steps of MobileNetV2 0.35/96, MobileNetV3-Small and EfficientNet-B0
+        (128x128) in Keras 3 (`import keras`) and tf-keras ("2"), each Keras' own against
+        kforge; Keras 3's pair also under TF's profiler (step_profile.py) for the Amdahl
+        bound of the ops kforge replaces (--verbose: per op type)
+    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--per-call]
+        only the gradient ops of docs/models.md's traced models, TF's kernels against
+        kforge's, in model order (--per-call: each call alone, warm, as issue 16 measured)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
-    python bench/bench_train_step.py --keras 3,2 [--step-models M,...] [--threads 1,all]
-                                     [--steps N] [--rounds R] [--batch B] [--json OUT]
+Steps: compile + train_on_batch, SGD, float32, weights=None, 10 classes. One
+subprocess per thread setting ("1": TF's intra = inter-op threads 1; "all":
+TF's default, every core; TF's threads must be set before TF starts, and
+kforge's pool follows TF's intra-op setting) and model. Inside it, every
+configuration (Keras x own kernels / kforge) is built and traced with its
+own kforge state, then all are timed in --rounds rounds, the order rotated
+each round; a round's figure is the median of --steps steps. A speedup is
+the median of the per-round ratios, printed with their range: on a loaded
+host a load change then falls on both sides of a ratio alike. CPU time is
+printed beside the wall time (at 1 thread it does not count the host's
+other jobs).
 
-(the third form, issue 29: whole training steps (compile + train_on_batch)
-of MobileNetV2 0.35/96, MobileNetV3-Small and EfficientNet-B0 (128x128 by
-default: --step-models) in Keras 3 (`import keras`, TF 2.21's default) and/or
-tf-keras ("2"), each with Keras/TF's own kernels and with kforge.tf.enable(),
-one subprocess per configuration, interleaved over --rounds; then the
-targets: Keras 3 + kforge >= 1.4x Keras 3's own step for MobileNetV2,
->= 1.2x for the others, and no slower than tf-keras + kforge, misses named)
-
-Model: tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3),
-weights=None, classes=10), float32, batch 16, SGD, Keras compile +
-train_on_batch (Keras' traced train function). Each configuration (threads x
-gradients) runs in its own subprocess, because TF's thread settings
-(tf.config.threading intra/inter op) must be set before TF starts; kforge's
-pool follows TF's intra-op setting. "1" is intra = inter = 1; "all" is TF's
-default (0, 0: every core). The configurations are interleaved over
---rounds rounds and each one's figure is the median over its rounds of the
-median step time over --steps timed steps after --warmup warm-up steps.
-
-The gradient ops' share: in the same subprocess, the FusedBatchNormGradV3 and
-DepthwiseConv2dNativeBackprop{Input,Filter} nodes of the traced step (their
-attrs and static shapes) are run alone, all of them in one tf.function, on
-random inputs: with tf.raw_ops (TF's kernels) or with kforge.tf.ops.
+The gradient ops: the FusedBatchNormGradV3 and DepthwiseConv2dNativeBackprop
+{Input,Filter} nodes of the traced step (attrs and static shapes) run alone,
+all in one tf.function, on random inputs: tf.raw_ops (TF's kernels) or
+kforge.tf.ops. Their DRAM floor: the bytes of their inputs and outputs
+over the bandwidth of a 1-thread 128 MiB copy, measured in the same process.
 """
 import argparse
 import json
@@ -560,13 +557,19 @@ def keras_table(args):
                 own, kf = p["3/tf"], p["3/kforge"]
                 part_own = own["owners"]["bn"] + own["owners"]["dw-grad"]
                 part_kf = kf["owners"]["bn"] + kf["owners"]["dw-grad"]
-                f = part_own / own["step_ms"]
+                # At 1 thread kernels run one at a time: their share of the step's wall time is the
+                # Amdahl fraction. With more threads kernels overlap (inter-op) and their summed times
+                # exceed the step: the share of the summed kernel time (of the work) stands in.
+                if t == "1":
+                    f, of = part_own / own["step_ms"], "of the step"
+                else:
+                    f, of = part_own / (part_own + own["owners"]["other"]), "of the summed kernel time"
                 bound = 1.0 / (1.0 - f) if f < 1 else float("inf")
                 bounds[(m, t)] = bound
                 print("bound %-24s threads %-4s Keras 3's own step %.1f ms: batch norm %.1f ms + depthwise "
-                      "gradients %.1f ms = %.0f%%; with kforge %.1f + %.1f ms, step %.1f ms; other ops %.1f vs "
+                      "gradients %.1f ms = %.0f%% %s; with kforge %.1f + %.1f ms, step %.1f ms; other ops %.1f vs "
                       "%.1f ms; best possible speedup (those ops free) %.2fx" % (
-                          m, t, own["step_ms"], own["owners"]["bn"], own["owners"]["dw-grad"], 100 * f,
+                          m, t, own["step_ms"], own["owners"]["bn"], own["owners"]["dw-grad"], 100 * f, of,
                           kf["owners"]["bn"], kf["owners"]["dw-grad"], kf["step_ms"], own["owners"]["other"],
                           kf["owners"]["other"], bound))
                 if args.verbose:
