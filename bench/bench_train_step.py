@@ -1,43 +1,40 @@
-"""Times a tf-keras training step with TF's gradients and with kforge's (kforge.tf.enable()).
+"""Times Keras training steps with TF's kernels and with kforge's (kforge.tf.enable()).
 
-    python bench/bench_train_step.py [--steps N] [--warmup W] [--rounds R] [--batch B]
-                                     [--threads 1,all] [--json OUT]
-    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1] [--per-call]
-
-(the second form: only the gradient ops of docs/models.md's traced models,
-TF's kernels against kforge's, one op-set tf.function each, in model order;
---per-call adds each call alone and repeated, its data warm in the caches,
-as issue 16's op-level table measured; --wisdom FILE instead times kforge's
-ops with the rule's plans against the same with FILE's wisdom
-(KFORGE_WISDOM), one subprocess each, alternating over --rounds: issue 27)
+    python bench/bench_train_step.py --targets [--rounds R] [--steps N] [--threads 1,all]
+        every target line below, then "targets missed: ..." (bench/train_targets.sh runs it)
+    python bench/bench_train_step.py [--rounds R] [--steps N] [--threads 1,all]
+        issue 26: tf-keras MobileNetV2 0.35/96, batch 16: the whole step, and its gradient
+        ops alone in model order against TF's kernels and against their DRAM floor
+    python bench/bench_train_step.py --keras 3,2 [--step-models M,...] [--profile P] [--verbose]
+        issue 29: whole steps of MobileNetV2 0.35/96, MobileNetV3-Small and EfficientNet-B0
+        (128x128) in Keras 3 (`import keras`) and tf-keras ("2"), each Keras' own against
+        kforge; Keras 3's pair also under TF's profiler (step_profile.py) for the Amdahl
+        bound of the ops kforge replaces (--verbose: per op type)
+    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--per-call]
+        only the gradient ops of docs/models.md's traced models, TF's kernels against
+        kforge's, in model order (--per-call: each call alone, warm, as issue 16 measured; --wisdom FILE:
+        kforge's ops with the rule's plans against FILE's wisdom (KFORGE_WISDOM),
+        one subprocess each, alternating over --rounds: issue 27)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
-    python bench/bench_train_step.py --keras 3,2 [--step-models M,...] [--threads 1,all]
-                                     [--steps N] [--rounds R] [--batch B] [--json OUT]
+Steps: compile + train_on_batch, SGD, float32, weights=None, 10 classes. One
+subprocess per thread setting ("1": TF's intra = inter-op threads 1; "all":
+TF's default, every core; TF's threads must be set before TF starts, and
+kforge's pool follows TF's intra-op setting) and model. Inside it, every
+configuration (Keras x own kernels / kforge) is built and traced with its
+own kforge state, then all are timed in --rounds rounds, the order rotated
+each round; a round's figure is the median of --steps steps. A speedup is
+the median of the per-round ratios, printed with their range: on a loaded
+host a load change then falls on both sides of a ratio alike. CPU time is
+printed beside the wall time (at 1 thread it does not count the host's
+other jobs).
 
-(the third form, issue 29: whole training steps (compile + train_on_batch)
-of MobileNetV2 0.35/96, MobileNetV3-Small and EfficientNet-B0 (128x128 by
-default: --step-models) in Keras 3 (`import keras`, TF 2.21's default) and/or
-tf-keras ("2"), each with Keras/TF's own kernels and with kforge.tf.enable(),
-one subprocess per configuration, interleaved over --rounds; then the
-targets: Keras 3 + kforge >= 1.4x Keras 3's own step for MobileNetV2,
->= 1.2x for the others, and no slower than tf-keras + kforge, misses named)
-
-Model: tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3),
-weights=None, classes=10), float32, batch 16, SGD, Keras compile +
-train_on_batch (Keras' traced train function). Each configuration (threads x
-gradients) runs in its own subprocess, because TF's thread settings
-(tf.config.threading intra/inter op) must be set before TF starts; kforge's
-pool follows TF's intra-op setting. "1" is intra = inter = 1; "all" is TF's
-default (0, 0: every core). The configurations are interleaved over
---rounds rounds and each one's figure is the median over its rounds of the
-median step time over --steps timed steps after --warmup warm-up steps.
-
-The gradient ops' share: in the same subprocess, the FusedBatchNormGradV3 and
-DepthwiseConv2dNativeBackprop{Input,Filter} nodes of the traced step (their
-attrs and static shapes) are run alone, all of them in one tf.function, on
-random inputs: with tf.raw_ops (TF's kernels) or with kforge.tf.ops.
+The gradient ops: the FusedBatchNormGradV3 and DepthwiseConv2dNativeBackprop
+{Input,Filter} nodes of the traced step (attrs and static shapes) run alone,
+all in one tf.function, on random inputs: tf.raw_ops (TF's kernels) or
+kforge.tf.ops. Their DRAM floor: the bytes of their inputs and outputs
+over the bandwidth of a 1-thread 128 MiB copy, measured in the same process.
 """
 import argparse
 import json
@@ -47,116 +44,9 @@ import subprocess
 import sys
 import time
 
-GRAD_OPS = ("FusedBatchNormGradV3", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import step_profile  # noqa: E402 -- the profiler split of a step
 
-
-def child(args):
-    threads = args.child_threads
-    use_kforge = args.child_grads == "kforge"
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    import numpy as np
-    import tensorflow as tf
-    n = 0 if threads == "all" else int(threads)
-    tf.config.threading.set_intra_op_parallelism_threads(n)
-    tf.config.threading.set_inter_op_parallelism_threads(n)
-    import tf_keras
-    import kforge.tf
-    import kforge.tf.keras as kk
-    from tensorflow.python.framework import tensor_util
-
-    kforge.tf.load()
-    tf_keras.utils.set_random_seed(1)
-    model = tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3), weights=None, classes=10)
-    model.compile(optimizer=tf_keras.optimizers.SGD(0.01), loss=tf_keras.losses.SparseCategoricalCrossentropy())
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch, 96, 96, 3)).astype(np.float32)
-    y = rs.randint(0, 10, args.batch).astype(np.int32)
-    if use_kforge:
-        kforge.tf.enable()
-    for _ in range(args.warmup):
-        model.train_on_batch(x, y)
-    times = []
-    for _ in range(args.steps):
-        t = time.perf_counter()
-        model.train_on_batch(x, y)
-        times.append(time.perf_counter() - t)
-    kk.disable()
-    types = {}
-    for cf in model.train_function._list_all_concrete_functions():
-        for op in cf.graph.get_operations():
-            types[op.type] = types.get(op.type, 0) + 1
-    kforge_nodes = sum(v for k, v in types.items() if k.startswith("Kforge"))
-
-    # the gradient ops alone, on the traced shapes (from TF's own gradient graph)
-    loss_fn = tf_keras.losses.SparseCategoricalCrossentropy()
-
-    def grads():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        return tape.gradient(loss, model.trainable_variables)
-    graph = tf.function(grads).get_concrete_function().graph
-    calls = []
-    for op in graph.get_operations():
-        if op.type not in GRAD_OPS:
-            continue
-        attrs = {a: op.get_attr(a) for a in ("epsilon", "data_format", "is_training", "strides", "padding",
-                                             "explicit_paddings", "dilations") if a in op.node_def.attr}
-        ins = []
-        for t in op.inputs:
-            v = tensor_util.constant_value(t)
-            ins.append(("const", v) if v is not None and t.dtype == tf.int32 else ("rand", t.shape.as_list() if t.shape.rank is not None else [], t.dtype))
-        calls.append((op.type, attrs, ins))
-
-    def make(spec):
-        if spec[0] == "const":
-            return tf.constant(spec[1])
-        shape, dtype = spec[1], spec[2]
-        shape = [1 if d is None else d for d in shape]
-        if not shape or shape == [0]:
-            return tf.zeros(shape, dtype)
-        return tf.constant(rs.uniform(0.5, 1.5, shape).astype(dtype.as_numpy_dtype))
-    inputs = [[make(s) for s in ins] for _, _, ins in calls]
-    from kforge.tf import ops as kops
-    names = {
-        "FusedBatchNormGradV3": (["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"],
-                                 tf.raw_ops.FusedBatchNormGradV3, kops.fused_batch_norm_grad_v3),
-        "DepthwiseConv2dNativeBackpropInput": (["input_sizes", "filter", "out_backprop"],
-                                               tf.raw_ops.DepthwiseConv2dNativeBackpropInput,
-                                               kops.depthwise_conv2d_native_backprop_input),
-        "DepthwiseConv2dNativeBackpropFilter": (["input", "filter_sizes", "out_backprop"],
-                                                tf.raw_ops.DepthwiseConv2dNativeBackpropFilter,
-                                                kops.depthwise_conv2d_native_backprop_filter),
-    }
-
-    def run_all(which, only=None):
-        outs = []
-        for (typ, attrs, _), ins in zip(calls, inputs):
-            if only and typ not in only:
-                continue
-            argnames, tf_fn, kf_fn = names[typ]
-            fn = kf_fn if which == "kforge" else tf_fn
-            r = fn(**dict(zip(argnames, ins)), **attrs)
-            outs.append(r[0] if isinstance(r, (tuple, list)) else r)
-        return outs
-
-    op_times = {}
-    for label, only in (("all", None), ("bn", ("FusedBatchNormGradV3",)),
-                        ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
-        f = tf.function(lambda only=only: run_all(args.child_grads, only))
-        for _ in range(3):
-            f()
-        ts = []
-        for _ in range(max(10, args.steps // 2)):
-            t = time.perf_counter()
-            f()
-            ts.append(time.perf_counter() - t)
-        op_times[label] = statistics.median(ts)
-    print("RESULT " + json.dumps({
-        "threads": threads, "grads": args.child_grads, "step_median_s": statistics.median(times),
-        "step_min_s": min(times), "kforge_nodes": kforge_nodes, "grad_calls": len(calls),
-        "grad_ops_s": op_times["all"], "bn_grad_s": op_times["bn"], "dw_grad_s": op_times["dw"],
-        "kforge_pool_threads": kforge.tf.num_threads()}))
 
 
 MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications constructors
@@ -188,31 +78,23 @@ def median_time(f, steps, warmup):
     return statistics.median(call_times(f, steps, warmup))
 
 
-def child_ops(args):
-    """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+def gradient_calls(model, x, rs):
+    """The FusedBatchNormGradV3 and depthwise gradient nodes of the model's traced gradient
+    graph (TF's own gradients), in model order, as [(op type, attrs, input tensors)] with
+    random float inputs of the traced shapes and the int32 size inputs' constant values;
+    and {op type: (input names, TF's raw op, kforge's op)}."""
     import numpy as np
     import tensorflow as tf
-    n = 0 if args.child_threads == "all" else int(args.child_threads)
-    tf.config.threading.set_intra_op_parallelism_threads(n)
-    tf.config.threading.set_inter_op_parallelism_threads(n)
-    import tf_keras
-    import kforge.tf
     from kforge.tf import ops as kops
     from tensorflow.python.framework import tensor_util
-    kforge.tf.load()
-    app, kw = MODELS[args.child_model]
-    tf_keras.utils.set_random_seed(1)
-    model = getattr(tf_keras.applications, app)(weights=None, **kw)
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
 
     def grads():
         with tf.GradientTape() as tape:
             loss = tf.reduce_sum(tf.square(model(x, training=True)))
         return tape.gradient(loss, model.trainable_variables)
-    graph = tf.function(grads).get_concrete_function().graph
+    import kforge.tf
+    with kforge.tf.gradients(False):  # TF's own gradient graph, whatever the state
+        graph = tf.function(grads).get_concrete_function().graph
     table = {
         "FusedBatchNormGradV3": (["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"],
                                  tf.raw_ops.FusedBatchNormGradV3, kops.fused_batch_norm_grad_v3),
@@ -239,6 +121,27 @@ def child_ops(args):
                 ins.append(tf.constant(rs.uniform(0.5, 1.5, shape).astype(np.float32)) if shape
                            else tf.zeros([], t.dtype))
         calls.append((op.type, attrs, ins))
+    return calls, table
+
+
+def child_ops(args):
+    """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import numpy as np
+    import tensorflow as tf
+    n = 0 if args.child_threads == "all" else int(args.child_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(n)
+    tf.config.threading.set_inter_op_parallelism_threads(n)
+    import tf_keras
+    import kforge.tf
+    kforge.tf.load()
+    app, kw = MODELS[args.child_model]
+    tf_keras.utils.set_random_seed(1)
+    model = getattr(tf_keras.applications, app)(weights=None, **kw)
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+    calls, table = gradient_calls(model, x, rs)
     out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
     for label, only in (("bn", ("FusedBatchNormGradV3",)),
                         ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
@@ -371,200 +274,236 @@ def traced_op_counts(fn):
     return types
 
 
-def child_keras(args):
-    """One whole-model step configuration (--keras 3|2): train_on_batch times and the step's fused nodes."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if args.child_keras == "2":
-        os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    else:
-        os.environ.pop("TF_USE_LEGACY_KERAS", None)
-    import warnings
-    warnings.simplefilter("ignore")
-    import numpy as np
-    import tensorflow as tf
-    n = 0 if args.child_threads == "all" else int(args.child_threads)
+def interleave(runners, rounds, steps):
+    """{label: [(wall s, cpu s) per round]}: each round times steps calls of every runner
+    (medians of the round), in an order rotated each round (AB, BA, ...), so that a change of
+    the host's load falls on every runner alike. cpu is the process's CPU time: at 1 thread
+    it does not count the time the host's other jobs took the core."""
+    labels = list(runners)
+    out = {label: [] for label in labels}
+    for label in labels:  # each warm again once all are built (the first round ran 2-10x slow)
+        for _ in range(2):
+            runners[label]()
+    for r in range(rounds):
+        k = r % len(labels)
+        for label in labels[k:] + labels[:k]:
+            walls, cpus = [], []
+            for _ in range(steps):
+                c, t = time.process_time(), time.perf_counter()
+                runners[label]()
+                walls.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            out[label].append((statistics.median(walls), statistics.median(cpus)))
+    return out
+
+
+def set_threads(tf, threads):
+    n = 0 if threads == "all" else int(threads)
     tf.config.threading.set_intra_op_parallelism_threads(n)
     tf.config.threading.set_inter_op_parallelism_threads(n)
-    if args.child_keras == "2":
-        import tf_keras as K
+
+
+def set_kforge(on):
+    import kforge.tf
+    if on:
+        kforge.tf.enable()
     else:
-        import keras as K
+        kforge.tf.disable()
+
+
+def step_models(K, app, kw, batch, warmup, prefix=""):
+    """{prefix+"tf": step fn, prefix+"kforge": step fn} for two equal models (same seed), one
+    traced with Keras/TF's own kernels and one with kforge.tf.enable(); each step fn sets the
+    state it was traced with (no retrace expected; a retrace would keep its kernels), then runs
+    train_on_batch. Also {label: model}."""
+    import numpy as np
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (batch,) + kw["input_shape"]).astype(np.float32)
+    y = rs.randint(0, 10, batch).astype(np.int32)
+    steps, models = {}, {}
+    for g in ("tf", "kforge"):
+        K.utils.set_random_seed(1)
+        model = getattr(K.applications, app)(weights=None, classes=10, **kw)
+        model.compile(optimizer=K.optimizers.SGD(0.01), loss=K.losses.SparseCategoricalCrossentropy())
+        set_kforge(g == "kforge")
+        for _ in range(max(1, warmup)):
+            model.train_on_batch(x, y)
+
+        def step(model=model, on=(g == "kforge")):
+            set_kforge(on)
+            model.train_on_batch(x, y)
+        steps[prefix + g] = step
+        models[prefix + g] = model
+    set_kforge(False)
+    return steps, models
+
+
+def copy_bandwidth():
+    """Bytes per second of a 1-thread copy of 128 MiB (read + write counted), best of 5."""
+    import numpy as np
+    a = np.ones(32 << 20, np.float32)
+    b = np.empty_like(a)
+    best = min(call_times(lambda: np.copyto(b, a), 5, 1))
+    return 2 * a.nbytes / best
+
+
+def child_issue26(args):
+    """Issue 26's MobileNetV2 step (tf-keras), TF's gradients vs kforge's, interleaved in one
+    process; the gradient ops alone in model order, TF's kernels vs kforge's, interleaved; at 1
+    thread their DRAM floor (bytes in and out over a measured copy bandwidth)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import numpy as np
+    import tensorflow as tf
+    set_threads(tf, args.child_threads)
+    import tf_keras
+    import kforge.tf
+    kforge.tf.load()
+    app, kw = MODELS["mobilenet_v2_96"]
+    steps, models = step_models(tf_keras, app, kw, args.batch, args.warmup)
+    nodes = {g: traced_op_counts(m.train_function) for g, m in models.items()}
+    step_rounds = interleave(steps, args.rounds, args.steps)
+
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+    calls, table = gradient_calls(models["tf"], x, rs)
+
+    def op_set(which, only=None):
+        def run():
+            outs = []
+            for typ, attrs, ins in calls:
+                if only and typ not in only:
+                    continue
+                names, tf_fn, kf_fn = table[typ]
+                r = (kf_fn if which == "kforge" else tf_fn)(**dict(zip(names, ins)), **attrs)
+                outs.append(r[0] if isinstance(r, (tuple, list)) else r)
+            return outs
+        f = tf.function(run)
+        for _ in range(3):
+            f()
+        return f
+    bn, dw = ("FusedBatchNormGradV3",), ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
+    ops = {"%s_%s" % (label, g): op_set(g, only) for label, only in (("all", None), ("bn", bn), ("dw", dw))
+           for g in ("tf", "kforge")}
+    op_rounds = interleave(ops, args.rounds, max(10, args.steps))
+    out = {"threads": args.child_threads, "steps": step_rounds, "ops": op_rounds, "grad_calls": len(calls),
+           "kforge_nodes": {g: sum(v for k, v in n.items() if k.startswith("Kforge")) for g, n in nodes.items()},
+           "kforge_pool_threads": kforge.tf.num_threads()}
+    if args.child_threads == "1":
+        moved = 0
+        for typ, attrs, ins in calls:
+            names, _, kf_fn = table[typ]
+            r = kf_fn(**dict(zip(names, ins)), **attrs)
+            outs = r if isinstance(r, (tuple, list)) else [r]
+            moved += sum(t.numpy().nbytes for t in ins if t.dtype != tf.int32)
+            moved += sum(t.numpy().nbytes for t in outs)
+        out["bytes_moved"] = moved
+        out["copy_bandwidth"] = copy_bandwidth()
+    print("RESULT " + json.dumps(out))
+
+
+def child_keras(args):
+    """One model and thread setting (--keras): each Keras' step with its own kernels and with
+    kforge, all in one process, interleaved; then Keras 3's pair under TF's profiler."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.pop("TF_USE_LEGACY_KERAS", None)  # tf.keras stays Keras 3; tf_keras is imported by name
+    import warnings
+    warnings.simplefilter("ignore")
+    import tensorflow as tf
+    set_threads(tf, args.child_threads)
     import kforge.tf
     kforge.tf.load()
     app, kw = MODELS[args.child_model]
-    K.utils.set_random_seed(1)
-    model = getattr(K.applications, app)(weights=None, classes=10, **kw)
-    model.compile(optimizer=K.optimizers.SGD(0.01), loss=K.losses.SparseCategoricalCrossentropy())
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
-    y = rs.randint(0, 10, args.batch).astype(np.int32)
-    if args.child_grads == "kforge":
-        kforge.tf.enable()
-    times = call_times(lambda: model.train_on_batch(x, y), args.steps, args.warmup)
-    kforge.tf.disable()
-    types = traced_op_counts(model.train_function)
+    steps, models, bn_res = {}, {}, {}
+    for k in args.child_keras.split(","):
+        if k == "2":
+            import tf_keras as K
+            from tf_keras.layers import BatchNormalization as BN
+        else:
+            import keras as K
+            from keras.layers import BatchNormalization as BN
+        s, m = step_models(K, app, kw, args.batch, args.warmup, prefix=k + "/")
+        steps.update(s)
+        models.update(m)
+        for label, model in m.items():
+            bn_res[label] = step_profile.bn_scopes(model, BN)
+    nodes = {label: traced_op_counts(m.train_function) for label, m in models.items()}
+    rounds = interleave(steps, args.rounds, args.steps)
+    prof = {}
+    if args.profile and "3/tf" in steps:
+        pair = {label: steps[label] for label in ("3/tf", "3/kforge", "2/kforge") if label in steps}
+        prof = step_profile.profile(args.profile, pair, bn_res)
+    from kforge.tf import keras3
     print("RESULT " + json.dumps({
-        "model": args.child_model, "keras": args.child_keras, "threads": args.child_threads,
-        "grads": args.child_grads, "step_median_s": statistics.median(times), "step_min_s": min(times),
-        "fused_bn": types.get("FusedBatchNormV3", 0), "kforge_bn": types.get("KforgeFusedBatchNormGradV3", 0),
-        "kforge_nodes": sum(v for k, v in types.items() if k.startswith("Kforge"))}))
+        "model": args.child_model, "threads": args.child_threads, "rounds": rounds, "profile": prof,
+        "fused_bn": {label: n.get("FusedBatchNormV3", 0) for label, n in nodes.items()},
+        "kforge_nodes": {label: sum(v for k, v in n.items() if k.startswith("Kforge")) for label, n in nodes.items()},
+        "keras3_fallbacks": keras3.fallbacks()}))
 
 
-# issue 29's targets: Keras 3 + kforge over Keras 3's own step
-KERAS_TARGETS = {"mobilenet_v2_96": 1.4}
-KERAS_TARGET_OTHERS = 1.2
+def run_child(cmd, what):
+    p = subprocess.run([sys.executable, os.path.abspath(__file__)] + cmd, capture_output=True, text=True)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode or not line:
+        sys.stderr.write(p.stderr[-3000:])
+        sys.exit("bench_train_step: the %s run failed" % what)
+    return json.loads(line[-1][7:])
 
 
-def keras_table(args):
-    kerases = args.keras.split(",")
-    models = args.step_models.split(",")
-    threads = args.threads.split(",")
-    configs = [(m, k, t, g) for m in models for k in kerases for t in threads for g in ("tf", "kforge")]
-    results = {}
-    for r in range(args.rounds):
-        for m, k, t, g in configs:
-            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
-                   "--child-keras", k, "--child-grads", g, "--steps", str(args.steps),
-                   "--warmup", str(args.warmup), "--batch", str(args.batch)]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-            if p.returncode or not line:
-                sys.stderr.write(p.stderr[-3000:])
-                sys.exit("bench_train_step: the %s keras %s threads %s %s run failed" % (m, k, t, g))
-            res = json.loads(line[-1][7:])
-            results.setdefault((m, k, t, g), []).append(res)
-            print("# round %d: %s, Keras %s, threads %s, %s: step %.1f ms (fused bn nodes %d, kforge nodes %d)" % (
-                r + 1, m, k, t, g, 1e3 * res["step_median_s"], res["fused_bn"], res["kforge_nodes"]), flush=True)
-
-    def med(key):
-        return statistics.median(x["step_median_s"] for x in results[key])
-    label = {"3": "Keras 3", "2": "tf-keras"}
-    print()
-    print("Training step (compile + train_on_batch, SGD), batch %d, float32; medians of %d rounds x %d steps"
-          % (args.batch, args.rounds, args.steps))
-    print("%-24s %-9s %-7s %-8s %10s %9s %9s %9s" % ("model", "keras", "threads", "kernels", "step ms",
-                                                   "speedup", "fused bn", "kforge"))
-    rows = []
-    for m in models:
-        for k in kerases:
-            for t in threads:
-                base = med((m, k, t, "tf"))
-                for g in ("tf", "kforge"):
-                    step = med((m, k, t, g))
-                    first = results[(m, k, t, g)][0]
-                    rows.append({"model": m, "keras": k, "threads": t, "kernels": g, "step_ms": 1e3 * step,
-                                 "speedup": base / step, "fused_bn": first["fused_bn"],
-                                 "kforge_nodes": first["kforge_nodes"]})
-                    print("%-24s %-9s %-7s %-8s %10.1f %8.2fx %9d %9d" % (
-                        m, label[k], t, g, 1e3 * step, base / step, first["fused_bn"], first["kforge_nodes"]))
-    print()
-    misses = []
-    if "3" in kerases:
-        for m in models:
-            want = KERAS_TARGETS.get(m, KERAS_TARGET_OTHERS)
-            for t in threads:
-                sp = med((m, "3", t, "tf")) / med((m, "3", t, "kforge"))
-                ok = sp >= want
-                print("target %-24s threads %-4s Keras 3 + kforge vs Keras 3's own: %.2fx (>= %.1fx) %s" % (
-                    m, t, sp, want, "met" if ok else "MISSED"))
-                if not ok:
-                    misses.append("%s threads %s: %.2fx < %.1fx" % (m, t, sp, want))
-                if "2" in kerases:
-                    k3 = med((m, "3", t, "kforge"))
-                    k2 = med((m, "2", t, "kforge"))
-                    ok = k3 <= k2
-                    print("target %-24s threads %-4s Keras 3 + kforge %.1f ms vs tf-keras + kforge %.1f ms "
-                          "(no slower) %s" % (m, t, 1e3 * k3, 1e3 * k2, "met" if ok else "MISSED"))
-                    if not ok:
-                        misses.append("%s threads %s: Keras 3 + kforge %.2fx tf-keras + kforge's time"
-                                      % (m, t, k3 / k2))
-    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0
+def common_args(args):
+    return ["--steps", str(args.steps), "--warmup", str(args.warmup), "--batch", str(args.batch),
+            "--rounds", str(args.rounds)]
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--targets", action="store_true",
+                    help="every target line: issue 26's MobileNetV2 run, then --keras 3,2 (issue 29)")
     ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
                     "(batch --batch), comma separated: " + ", ".join(MODELS))
     ap.add_argument("--child-model")
     ap.add_argument("--per-call", action="store_true",
                     help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
     ap.add_argument("--wisdom", help="with --models: kforge's ops with the rule's plans against this wisdom file's")
-    ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=5, help="timed steps per configuration and round")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--threads", default="1,all")
     ap.add_argument("--json")
     ap.add_argument("--child-threads")
-    ap.add_argument("--child-grads")
+    ap.add_argument("--child-issue26", action="store_true")
     ap.add_argument("--keras", help="whole-model steps in these Kerases: 3 (keras), 2 (tf-keras) or 3,2")
     ap.add_argument("--step-models", default="mobilenet_v2_96,mobilenet_v3_small_128,efficientnet_b0_128",
                     help="with --keras: the models (names of --models)")
+    ap.add_argument("--profile", type=int, default=5,
+                    help="with --keras: steps of Keras 3's pair under TF's profiler (the Amdahl bound); 0: none")
+    ap.add_argument("--verbose", action="store_true", help="with --profile: the op types of each step")
     ap.add_argument("--child-keras")
     args = ap.parse_args()
     if args.child_keras:
         child_keras(args)
         return 0
+    if args.child_issue26:
+        child_issue26(args)
+        return 0
     if args.child_threads and args.child_model:
         child_ops(args)
         return 0
-    if args.child_threads:
-        child(args)
-        return 0
     if args.models:
         return ops_table(args)
-    if args.keras:
-        return keras_table(args)
-    results = {}
-    configs = [(t, g) for t in args.threads.split(",") for g in ("tf", "kforge")]
-    for r in range(args.rounds):
-        for t, g in configs:
-            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-grads", g,
-                   "--steps", str(args.steps), "--warmup", str(args.warmup), "--batch", str(args.batch)]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-            if p.returncode or not line:
-                sys.stderr.write(p.stderr[-3000:])
-                sys.exit("bench_train_step: the %s/%s run failed" % (t, g))
-            res = json.loads(line[-1][7:])
-            results.setdefault((t, g), []).append(res)
-            print("# round %d: threads %s, %s gradients: step %.1f ms, gradient ops %.1f ms" % (
-                r + 1, t, g, 1e3 * res["step_median_s"], 1e3 * res["grad_ops_s"]), flush=True)
-
-    def med(t, g, key):
-        return statistics.median(x[key] for x in results[(t, g)])
-    print()
-    print("MobileNetV2 0.35, 96x96x3, batch %d, float32, Keras train_on_batch; medians of %d rounds x %d steps"
-          % (args.batch, args.rounds, args.steps))
-    print("%-8s %-8s %10s %8s %14s %9s %9s %10s" % ("threads", "grads", "step ms", "speedup", "grad ops ms",
-                                                    "bn ms", "dw ms", "grad share"))
-    table = []
-    for t in args.threads.split(","):
-        base = med(t, "tf", "step_median_s")
-        for g in ("tf", "kforge"):
-            step = med(t, g, "step_median_s")
-            ops_s = med(t, g, "grad_ops_s")
-            row = {"threads": t, "grads": g, "step_ms": 1e3 * step, "speedup": base / step,
-                   "grad_ops_ms": 1e3 * ops_s, "bn_ms": 1e3 * med(t, g, "bn_grad_s"),
-                   "dw_ms": 1e3 * med(t, g, "dw_grad_s"), "grad_share": ops_s / step,
-                   "kforge_nodes": results[(t, g)][0]["kforge_nodes"],
-                   "grad_calls": results[(t, g)][0]["grad_calls"]}
-            table.append(row)
-            print("%-8s %-8s %10.1f %7.2fx %14.1f %9.1f %9.1f %9.0f%%" % (
-                t, g, row["step_ms"], row["speedup"], row["grad_ops_ms"], row["bn_ms"], row["dw_ms"],
-                100 * row["grad_share"]))
-    for t in args.threads.split(","):
-        tf_ops = med(t, "tf", "grad_ops_s")
-        kf_ops = med(t, "kforge", "grad_ops_s")
-        print("threads %s: the %d gradient ops alone: TF %.1f ms, kforge %.1f ms (%.2fx)" % (
-            t, results[(t, "tf")][0]["grad_calls"], 1e3 * tf_ops, 1e3 * kf_ops, tf_ops / kf_ops))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(table, f, indent=1)
+    from train_step_targets import issue26_table, keras_table
+    t0 = time.time()
+    misses = []
+    if args.targets or not args.keras:
+        misses += issue26_table(args)
+        print()
+    if args.targets or args.keras:
+        if args.targets:
+            args.keras = args.keras or "3,2"
+        misses += keras_table(args)
+    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
+    print("(%.0f s)" % (time.time() - t0))
     return 0
 
 
