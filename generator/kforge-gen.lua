@@ -242,13 +242,42 @@ end
 -- 3. Render everything in memory.
 local files, errors = {}, {}
 local compiled = {}
--- include("dir/f.c.in") in a template: the text of another template under
--- templates/, rendered with the same parameters (shared helpers, e.g. the
--- SIMD layer templates/isa/simd.c.in). It is listed in the depfile.
+-- include("dir/f.c.in"[, extra]) in a template: the text of another
+-- template under templates/, rendered with the same parameters (shared
+-- helpers, e.g. the SIMD layer templates/isa/simd.c.in) plus the names in
+-- extra, so that a driver computes a value once and its parts use it. A
+-- name in extra may not shadow a parameter, a builtin or include; a nested
+-- include sees only what it is passed. It is listed in the depfile.
 local function helpers_for(params)
   local h = {}
-  function h.include(p)
+  function h.include(p, extra)
     local ipath = "templates/" .. tostring(p)
+    local scope = h
+    if extra ~= nil then
+      if type(extra) ~= "table" then
+        error("include " .. ipath .. ": extra must be a table of names, got " .. type(extra), 2)
+      end
+      scope = { include = h.include }
+      local names = {}
+      for name in pairs(extra) do
+        if type(name) ~= "string" then
+          error("include " .. ipath .. ": extra has a non-name key " .. tostring(name), 2)
+        end
+        names[#names + 1] = name
+      end
+      table.sort(names) -- the first clash reported is the same every run
+      for _, name in ipairs(names) do
+        local v = extra[name]
+        local clash = params[name] ~= nil and "a kernel parameter"
+          or template.lua_builtins[name] ~= nil and "a builtin"
+          or name == "include" and "the include helper"
+        if clash then
+          error(string.format("include %s: extra name '%s' is also %s (no shadowing): pass it under another name",
+            ipath, name, clash), 2)
+        end
+        scope[name] = v
+      end
+    end
     local t = compiled[ipath]
     if not t then
       local src = output.read(rel(ipath))
@@ -259,7 +288,7 @@ local function helpers_for(params)
       compiled[ipath] = t
       deps[#deps + 1] = rel(ipath)
     end
-    local text, rerr = template.render(t, params, h)
+    local text, rerr = template.render(t, params, scope)
     if not text then error(rerr, 0) end
     return (text:gsub("\n+$", ""))
   end

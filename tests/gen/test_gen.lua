@@ -742,6 +742,50 @@ bad_case("template: a missing template file", function(r)
   os.remove(r .. "/templates/toy/generic.c.in")
 end, { "kernel kfg_toy_f32_generic__scalar needs template templates/toy/generic.c.in, which cannot be read" })
 
+-- ------------------------------------------------- include(path, extra) ----
+
+-- The toy kernel includes toy/part.c.in with extra names (a value, a
+-- function, false); part.c.in includes toy/inner.c.in with its own extra.
+local PART_TPL = [[
+$-- From toy/spec.c.in: TAPS, tap_name, SQUARE.
+/* part ${KERNEL} taps=${TAPS} first=${tap_name(0)} square=${SQUARE and "yes" or "no"} */
+${include("toy/inner.c.in", { WHO = "part" })}
+]]
+local INNER_TPL = "/* inner of ${WHO} T=${T} */\n"
+local INCLUDE_LINE = '${include("toy/part.c.in", { TAPS = TAPS, tap_name = function(i) return "tap" .. i end, SQUARE = false })}'
+local function with_include(r, line, part, inner)
+  edit(r .. SPEC_TPL, "  (void)args; (void)s;\n}\n", "  (void)args; (void)s;\n}\n" .. line .. "\n")
+  writef(r .. "/templates/toy/part.c.in", part or PART_TPL)
+  writef(r .. "/templates/toy/inner.c.in", inner or INNER_TPL)
+end
+
+try("include: the included template sees the kernel's parameters and the extra names; a nested include its own", function()
+  local r = copy_root(TOY)
+  with_include(r, INCLUDE_LINE)
+  local out = TMP .. "/include_out"
+  local msg, rc = gen(r, out)
+  if rc ~= 0 then return false, msg end
+  local f = readf(out .. "/toy/kfg_toy_f64_k3x3__scalar.c") or ""
+  return has(f, "/* part kfg_toy_f64_k3x3__scalar taps=9 first=tap0 square=no */\n/* inner of part T=f64 */\n"), f
+end)
+
+bad_case("include: an extra name that is also a kernel parameter", function(r)
+  with_include(r, '${include("toy/part.c.in", { TAPS = TAPS, tap_name = tostring, SQUARE = true, T = "f16" })}')
+end, { "templates/toy/spec.c.in:" .. (line_of(TOY_SPEC_TPL, "(void)args; (void)s;") + 2) .. ": " ..
+       "include templates/toy/part.c.in: extra name 'T' is also a kernel parameter" })
+
+bad_case("include: an extra name that is also a builtin", function(r)
+  with_include(r, '${include("toy/part.c.in", { TAPS = TAPS, tap_name = tostring, SQUARE = true, f32 = 1 })}')
+end, { "include templates/toy/part.c.in: extra name 'f32' is also a builtin" })
+
+bad_case("include: a nested include does not see its includer's extra names", function(r)
+  with_include(r, INCLUDE_LINE, nil, "/* inner of ${WHO}, ${TAPS} taps */\n")
+end, { "templates/toy/inner.c.in:1: undefined template variable 'TAPS'" })
+
+bad_case("include: extra must be a table", function(r)
+  with_include(r, '${include("toy/part.c.in", "TAPS")}')
+end, { "include templates/toy/part.c.in: extra must be a table of names, got string" })
+
 -- ------------------------------------------------------------- ISAs ----
 
 try("isa: a kind with isas makes one guarded, target-pragma'd file per ISA, best ISA first in the registry", function()
