@@ -242,12 +242,26 @@ end
 -- 3. Render everything in memory.
 local files, errors = {}, {}
 local compiled = {}
--- include("dir/f.c.in") in a template: the text of another template under
--- templates/, rendered with the same parameters (shared helpers, e.g. the
--- SIMD layer templates/isa/simd.c.in). It is listed in the depfile.
+-- include("dir/f.c.in"[, names]) in a template: the text of another
+-- template under templates/, rendered with the same parameters (shared
+-- helpers, e.g. the SIMD layer templates/isa/simd.c.in) plus the table
+-- names, values the includer derived once (a name may not hide a
+-- parameter). It is listed in the depfile.
 local function helpers_for(params)
   local h = {}
-  function h.include(p)
+  function h.include(p, names)
+    local sub = params
+    if names ~= nil then
+      if type(names) ~= "table" then error("include: names must be a table", 2) end
+      sub = setmetatable({}, { __index = params })
+      local keys = {}
+      for k in pairs(names) do keys[#keys + 1] = tostring(k) end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        if params[k] ~= nil then error("include: " .. k .. " would hide the parameter of that name", 2) end
+        sub[k] = names[k]
+      end
+    end
     local ipath = "templates/" .. tostring(p)
     local t = compiled[ipath]
     if not t then
@@ -259,7 +273,7 @@ local function helpers_for(params)
       compiled[ipath] = t
       deps[#deps + 1] = rel(ipath)
     end
-    local text, rerr = template.render(t, params, h)
+    local text, rerr = template.render(t, sub, sub == params and h or helpers_for(sub))
     if not text then error(rerr, 0) end
     return (text:gsub("\n+$", ""))
   end
