@@ -29,6 +29,8 @@ typedef struct kfg_bngrad_bf16_nhwc_infer__avx2_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
+  int64_t head;                  /* (a sweep in training) dy's elements before its first vector boundary */
+  const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
 } kfg_bngrad_bf16_nhwc_infer__avx2_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -61,15 +63,21 @@ static int kfg_bngrad_bf16_nhwc_infer__avx2_blocks(const kfi_bngrad_args *a, int
   return kfg_bngrad_bf16_nhwc_infer__avx2_sweeps(a) && rpt > 256;
 }
 
-/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
-   reads a vector across a row's end), the partial sums, then (a sweep with
-   blocks) the tasks' block sums. */
+/* Scratch floats: a vector's worth of slack to align the start, the
+   coefficient arrays [7][CS] (padded past C: pass 2 over rows reads a
+   vector across a row's end; each a whole number of vectors, so that every
+   array starts on a vector boundary: a load that splits a cache line costs
+   two), the partial sums, then (a sweep with blocks) the tasks' block sums. */
 #define kfg_bngrad_bf16_nhwc_infer__avx2_PAD (KV_W - 1)
+static int64_t kfg_bngrad_bf16_nhwc_infer__avx2_coef_stride(int64_t C) {
+  return (C + kfg_bngrad_bf16_nhwc_infer__avx2_PAD + KV_W - 1) / KV_W * KV_W;
+}
+
 static size_t kfg_bngrad_bf16_nhwc_infer__avx2_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c;
+  const int64_t C = a->c, CS = kfg_bngrad_bf16_nhwc_infer__avx2_coef_stride(C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nhwc_infer__avx2_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + kfg_bngrad_bf16_nhwc_infer__avx2_PAD) + 2 * C * ntask * (kfg_bngrad_bf16_nhwc_infer__avx2_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(KV_W + 7 * CS + 2 * C * ntask * (kfg_bngrad_bf16_nhwc_infer__avx2_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -289,8 +297,9 @@ static void kfg_bngrad_bf16_nhwc_infer__avx2_rows_p1(void *ctx, size_t i) {
 void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
-  float *coef = (float *)a->scratch;
-  const int64_t CS = C + kfg_bngrad_bf16_nhwc_infer__avx2_PAD; /* padded coefficient arrays */
+  /* the scratch from its first float vector boundary on */
+  float *coef = (float *)(((uintptr_t)a->scratch + (KV_W * sizeof(float) - 1)) & ~(uintptr_t)(KV_W * sizeof(float) - 1));
+  const int64_t CS = kfg_bngrad_bf16_nhwc_infer__avx2_coef_stride(C); /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -311,7 +320,10 @@ void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 5 * CS;
+  t.part = coef + 7 * CS;
+  t.head = 0;
+  t.mrot = coef + 5 * CS;
+  t.krot = coef + 6 * CS;
   t.blk = NULL;
   t.sweep = kfg_bngrad_bf16_nhwc_infer__avx2_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
@@ -322,10 +334,20 @@ void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   if (!planes && kfg_bngrad_bf16_nhwc_infer__avx2_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
-  for (c = 0; c < C; c++) {
-    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
-    k1[c] = k[c] * a->scale[c];
-  }
+  /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
+     like the scalar expression, without its errno call per channel */
+  for (c = 0; c + KV_W <= C; c += KV_W)
+    kv_stf(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldf(a->var + c), kv_set1(a->epsilon)))));
+#if KV_W > 1
+  if (c < C)
+    kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
+#endif
+  for (c = 0; c < C; c++) k1[c] = k[c] * a->scale[c];
+  /* the mean, padded past C with the first channels again, on a vector
+     boundary (the caller's may be anywhere): both passes read it */
+  for (c = 0; c < C; c++) mx[c] = a->mean[c];
+  for (; c < CS; c++) mx[c] = mx[c - C];
+  t.mean = mx;
 
   /* Pass 1 (and x_backprop for inference). */
   kfi_parallel_for(pp, kfg_bngrad_bf16_nhwc_infer__avx2_rows_p1, &t, (size_t)t.ntask);
@@ -344,7 +366,15 @@ void kfg_bngrad_bf16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  for (c = 0; c < C; c++) {
+  c = 0;
+  if (!planes) { /* the totals, now in slot 0: [2][C]; a vector of channels at a time */
+    for (; c + KV_W <= C; c += KV_W) {
+      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
+      kv_stf(a->doffset + c, s0);
+      kv_stf(a->dscale + c, kv_mul(s1, kc));
+    }
+  }
+  for (; c < C; c++) {
     /* the totals, now in slot 0: [2][C] (rows) or [C][2] (planes) */
     const int64_t at = c, stride = C;
     float sum[2];

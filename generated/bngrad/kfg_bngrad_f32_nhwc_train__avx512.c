@@ -29,6 +29,8 @@ typedef struct kfg_bngrad_f32_nhwc_train__avx512_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
+  int64_t head;                  /* (a sweep in training) dy's elements before its first vector boundary */
+  const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
 } kfg_bngrad_f32_nhwc_train__avx512_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -61,15 +63,21 @@ static int kfg_bngrad_f32_nhwc_train__avx512_blocks(const kfi_bngrad_args *a, in
   return kfg_bngrad_f32_nhwc_train__avx512_sweeps(a) && rpt > 256;
 }
 
-/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
-   reads a vector across a row's end), the partial sums, then (a sweep with
-   blocks) the tasks' block sums. */
+/* Scratch floats: a vector's worth of slack to align the start, the
+   coefficient arrays [7][CS] (padded past C: pass 2 over rows reads a
+   vector across a row's end; each a whole number of vectors, so that every
+   array starts on a vector boundary: a load that splits a cache line costs
+   two), the partial sums, then (a sweep with blocks) the tasks' block sums. */
 #define kfg_bngrad_f32_nhwc_train__avx512_PAD (KV_W - 1)
+static int64_t kfg_bngrad_f32_nhwc_train__avx512_coef_stride(int64_t C) {
+  return (C + kfg_bngrad_f32_nhwc_train__avx512_PAD + KV_W - 1) / KV_W * KV_W;
+}
+
 static size_t kfg_bngrad_f32_nhwc_train__avx512_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c;
+  const int64_t C = a->c, CS = kfg_bngrad_f32_nhwc_train__avx512_coef_stride(C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_train__avx512_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + kfg_bngrad_f32_nhwc_train__avx512_PAD) + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__avx512_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(KV_W + 7 * CS + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__avx512_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -224,6 +232,53 @@ static void kfg_bngrad_f32_nhwc_train__avx512_p1_tail(const kfg_bngrad_f32_nhwc_
 }
 #endif
 
+/* The sweep of rows [r0, r1) as one run of elements from dy's first vector
+   boundary (dy + r0 * C + h, t->head = h > 0: C is a whole number of
+   vectors, so every row has the same phase): where x shares dy's offset
+   from a boundary no load splits a cache line. acc[i] collects channel
+   (i + h) mod C, whose coefficients are mrot[i] and krot[i], and is
+   rotated back at the end: every channel still adds its rows in order
+   from 0, so the sums are bitwise those of the row sweep. */
+static void kfg_bngrad_f32_nhwc_train__avx512_sweep_run(const kfg_bngrad_f32_nhwc_train__avx512_ctx *t, int64_t r0, int64_t r1, float *acc) {
+  const int64_t C = t->C, e1 = r1 * C, h = t->head;
+  const float *mean = t->mrot, *k0 = t->krot;
+  const float *dy = t->dy, *x = t->x;
+  int64_t e = r0 * C, i = 0, c;
+  int si;
+  for (c = 0; c < 3 * C; c++) acc[c] = 0.0f;
+  { /* the head: channels [0, h) of row r0, into acc[C - h, C) */
+    float *a0 = acc + C - h;
+    const kv_f m = kv_ldfn(mean + C - h, h, kv_zero());
+    const kv_f g = kv_ldn(dy + e, h, kv_zero()), xc = kv_sub(kv_ldn(x + e, h, m), m);
+    kv_stfn(a0, kv_add(kv_ldfn(a0, h, kv_zero()), g), h);
+    kv_stfn(a0 + C, kv_add(kv_ldfn(a0 + C, h, kv_zero()), kv_mul(g, xc)), h);
+    kv_stfn(a0 + 2 * C, kv_add(kv_ldfn(a0 + 2 * C, h, kv_zero()), kv_mul(g, kv_mul(xc, kv_ldfn(k0 + C - h, h, kv_zero())))), h);
+    e += h;
+  }
+  for (; e + KV_W <= e1; e += KV_W) {
+    const kv_f g = kv_ld(dy + e), xc = kv_sub(kv_ld(x + e), kv_ldf(mean + i));
+    kv_stf(acc + i, kv_add(kv_ldf(acc + i), g));
+    kv_stf(acc + C + i, kv_add(kv_ldf(acc + C + i), kv_mul(g, xc)));
+    kv_stf(acc + 2 * C + i, kv_add(kv_ldf(acc + 2 * C + i), kv_mul(g, kv_mul(xc, kv_ldf(k0 + i)))));
+    i += KV_W;
+    if (i == C) i = 0;
+  }
+  if (e < e1) { /* the tail: channels [C - (KV_W - h), C) of row r1 - 1 */
+    const int64_t n = e1 - e;
+    const kv_f m = kv_ldfn(mean + i, n, kv_zero());
+    const kv_f g = kv_ldn(dy + e, n, kv_zero()), xc = kv_sub(kv_ldn(x + e, n, m), m);
+    kv_stfn(acc + i, kv_add(kv_ldfn(acc + i, n, kv_zero()), g), n);
+    kv_stfn(acc + C + i, kv_add(kv_ldfn(acc + C + i, n, kv_zero()), kv_mul(g, xc)), n);
+    kv_stfn(acc + 2 * C + i, kv_add(kv_ldfn(acc + 2 * C + i, n, kv_zero()), kv_mul(g, kv_mul(xc, kv_ldfn(k0 + i, n, kv_zero())))), n);
+  }
+  for (si = 0; si < 3; si++) { /* rotate back: acc[(i + h) mod C] = acc[i] */
+    float *s = acc + si * C, head[KV_W];
+    for (c = 0; c < h; c++) head[c] = s[C - h + c];
+    memmove(s + h, s, (size_t)(C - h) * sizeof(float));
+    for (c = 0; c < h; c++) s[c] = head[c];
+  }
+}
+
 /* Pass 1 over rows [r0, r1), every channel, row after row (the memory
    order): the 3 sums of each channel accumulate in acc ([3][C], zeroed
    here, L1-resident), in the same order of operations as a tile's. */
@@ -231,6 +286,10 @@ static void kfg_bngrad_f32_nhwc_train__avx512_sweep(const kfg_bngrad_f32_nhwc_tr
   const int64_t C = t->C;
   const float *mean = t->mean, *k0 = t->k0;
   int64_t r, c;
+  if (t->head > 0) { /* dy off a vector boundary: whole loads from it on */
+    kfg_bngrad_f32_nhwc_train__avx512_sweep_run(t, r0, r1, acc);
+    return;
+  }
   for (c = 0; c < 3 * C; c++) acc[c] = 0.0f;
   for (r = r0; r < r1; r++) {
     const float *dyr = t->dy + r * C, *xr = t->x + r * C;
@@ -356,8 +415,9 @@ static void kfg_bngrad_f32_nhwc_train__avx512_rows_p2(void *ctx, size_t i) {
 void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
-  float *coef = (float *)a->scratch;
-  const int64_t CS = C + kfg_bngrad_f32_nhwc_train__avx512_PAD; /* padded coefficient arrays */
+  /* the scratch from its first float vector boundary on */
+  float *coef = (float *)(((uintptr_t)a->scratch + (KV_W * sizeof(float) - 1)) & ~(uintptr_t)(KV_W * sizeof(float) - 1));
+  const int64_t CS = kfg_bngrad_f32_nhwc_train__avx512_coef_stride(C); /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -378,7 +438,10 @@ void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 5 * CS;
+  t.part = coef + 7 * CS;
+  t.head = 0;
+  t.mrot = coef + 5 * CS;
+  t.krot = coef + 6 * CS;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f32_nhwc_train__avx512_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
@@ -389,8 +452,28 @@ void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par) {
   if (!planes && kfg_bngrad_f32_nhwc_train__avx512_blocks(a, t.rpt)) t.blk = t.part + 3 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
-  for (c = 0; c < C; c++) {
-    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
+  /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
+     like the scalar expression, without its errno call per channel */
+  for (c = 0; c + KV_W <= C; c += KV_W)
+    kv_stf(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldf(a->var + c), kv_set1(a->epsilon)))));
+#if KV_W > 1
+  if (c < C)
+    kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
+#endif
+  /* the mean, padded past C with the first channels again, on a vector
+     boundary (the caller's may be anywhere): both passes read it */
+  for (c = 0; c < C; c++) mx[c] = a->mean[c];
+  for (; c < CS; c++) mx[c] = mx[c - C];
+  t.mean = mx;
+  if (t.sweep && !planes && C % KV_W == 0) { /* every row has dy's phase: the sweep runs from its boundary */
+    float *mrot = coef + 5 * CS, *krot = coef + 6 * CS;
+    int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)a->dy % KV_VBYTES)) % KV_VBYTES) / sizeof(float)), i;
+    t.head = h;
+    for (i = 0; i < C; i++) {
+      mrot[i] = a->mean[h];
+      krot[i] = k[h];
+      if (++h == C) h = 0;
+    }
   }
 
   /* Pass 1 (and x_backprop for inference). */
@@ -410,7 +493,19 @@ void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  for (c = 0; c < C; c++) {
+  c = 0;
+  if (!planes) { /* the totals, now in slot 0: [3][C]; a vector of channels at a time */
+    const kv_f inv_m = kv_set1(1.0f / (float)M), count = kv_set1((float)M);
+    for (; c + KV_W <= C; c += KV_W) {
+      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
+      kv_stf(a->doffset + c, s0);
+      kv_stf(a->dscale + c, kv_ldf(t.part + 2 * C + c));
+      kv_stf(dym + c, kv_mul(s0, inv_m));
+      kv_stf(k1 + c, kv_mul(kv_ldf(a->scale + c), kc));
+      kv_stf(k2 + c, kv_mul(kv_mul(kc, kc), kv_div(s1, count)));
+    }
+  }
+  for (; c < C; c++) {
     /* the totals, now in slot 0: [3][C] (rows) or [C][3] (planes) */
     const int64_t at = c, stride = C;
     float sum[3];
@@ -423,11 +518,8 @@ void kfg_bngrad_f32_nhwc_train__avx512(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* the mean, then the coefficients past C: the first channels again */
-  for (c = 0; c < CS; c++) {
-    mx[c] = a->mean[c % C];
-    if (c >= C) k1[c] = k1[c % C], dym[c] = dym[c % C], k2[c] = k2[c % C];
-  }
+  /* the coefficients past C: the first channels again */
+  for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
      planes peel where they hold at least two vectors. Where the stores are
