@@ -29,8 +29,9 @@ typedef struct kfg_bngrad_f32_nchw_infer__avx2_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
-  int64_t head;                  /* (a sweep in training) dy's elements before its first vector boundary */
+  int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
   const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
+  const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
 } kfg_bngrad_f32_nchw_infer__avx2_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -70,21 +71,28 @@ static int kfg_bngrad_f32_nchw_infer__avx2_blocks(const kfi_bngrad_args *a, int6
 }
 
 /* Scratch floats: a vector's worth of slack to align the start, the
-   coefficient arrays [7][CS] (padded past C: pass 2 over rows reads a
+   coefficient arrays [5][CS] (padded past C: pass 2 over rows reads a
    vector across a row's end; each a whole number of vectors, so that every
    array starts on a vector boundary: a load that splits a cache line costs
-   two), the partial sums, then (a sweep with blocks) the tasks' block sums. */
+   two), their copies rotated by dy's head ([5][C], where C is a whole
+   number of vectors), the partial sums, then (a sweep with blocks) the
+   tasks' block sums. */
 #define kfg_bngrad_f32_nchw_infer__avx2_PAD (KV_W - 1)
 static int64_t kfg_bngrad_f32_nchw_infer__avx2_coef_stride(int64_t C) {
   return (C + kfg_bngrad_f32_nchw_infer__avx2_PAD + KV_W - 1) / KV_W * KV_W;
 }
 
+static int64_t kfg_bngrad_f32_nchw_infer__avx2_rot_floats(int64_t C) {
+  (void)C;
+  return 0;
+}
+
 static size_t kfg_bngrad_f32_nchw_infer__avx2_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c, CS = kfg_bngrad_f32_nchw_infer__avx2_coef_stride(C);
-  if (a->s > 1) return (size_t)(KV_W + 7 * CS + 2 * a->n * C);
+  const int64_t C = a->c, coefs = 5 * kfg_bngrad_f32_nchw_infer__avx2_coef_stride(C) + kfg_bngrad_f32_nchw_infer__avx2_rot_floats(C);
+  if (a->s > 1) return (size_t)(KV_W + coefs + 2 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_infer__avx2_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(KV_W + 7 * CS + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__avx2_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(KV_W + coefs + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__avx2_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -389,10 +397,13 @@ void kfg_bngrad_f32_nchw_infer__avx2(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 7 * CS;
+  t.part = coef + 5 * CS + kfg_bngrad_f32_nchw_infer__avx2_rot_floats(C);
   t.head = 0;
   t.mrot = coef + 5 * CS;
-  t.krot = coef + 6 * CS;
+  t.krot = t.mrot + C;
+  t.k1rot = t.mrot + 2 * C;
+  t.dymrot = t.mrot + 3 * C;
+  t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f32_nchw_infer__avx2_sweeps(a);
   if (planes) {

@@ -29,8 +29,9 @@ typedef struct kfg_bngrad_f32_nchw_train__avx2_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
-  int64_t head;                  /* (a sweep in training) dy's elements before its first vector boundary */
+  int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
   const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
+  const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
 } kfg_bngrad_f32_nchw_train__avx2_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -70,21 +71,27 @@ static int kfg_bngrad_f32_nchw_train__avx2_blocks(const kfi_bngrad_args *a, int6
 }
 
 /* Scratch floats: a vector's worth of slack to align the start, the
-   coefficient arrays [7][CS] (padded past C: pass 2 over rows reads a
+   coefficient arrays [5][CS] (padded past C: pass 2 over rows reads a
    vector across a row's end; each a whole number of vectors, so that every
    array starts on a vector boundary: a load that splits a cache line costs
-   two), the partial sums, then (a sweep with blocks) the tasks' block sums. */
+   two), their copies rotated by dy's head ([5][C], where C is a whole
+   number of vectors), the partial sums, then (a sweep with blocks) the
+   tasks' block sums. */
 #define kfg_bngrad_f32_nchw_train__avx2_PAD (KV_W - 1)
 static int64_t kfg_bngrad_f32_nchw_train__avx2_coef_stride(int64_t C) {
   return (C + kfg_bngrad_f32_nchw_train__avx2_PAD + KV_W - 1) / KV_W * KV_W;
 }
 
+static int64_t kfg_bngrad_f32_nchw_train__avx2_rot_floats(int64_t C) {
+  return C % KV_W == 0 ? 5 * C : 0;
+}
+
 static size_t kfg_bngrad_f32_nchw_train__avx2_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c, CS = kfg_bngrad_f32_nchw_train__avx2_coef_stride(C);
-  if (a->s > 1) return (size_t)(KV_W + 7 * CS + 3 * a->n * C);
+  const int64_t C = a->c, coefs = 5 * kfg_bngrad_f32_nchw_train__avx2_coef_stride(C) + kfg_bngrad_f32_nchw_train__avx2_rot_floats(C);
+  if (a->s > 1) return (size_t)(KV_W + coefs + 3 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_train__avx2_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(KV_W + 7 * CS + 3 * C * ntask * (kfg_bngrad_f32_nchw_train__avx2_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(KV_W + coefs + 3 * C * ntask * (kfg_bngrad_f32_nchw_train__avx2_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -304,7 +311,10 @@ static void kfg_bngrad_f32_nchw_train__avx2_rows_p1(void *ctx, size_t i) {
    whatever C is; else the loads stay whole and the stores split (on Zen 5
    two split loads per vector cost more than one split store). A vector at
    channel c reads its coefficients at c of arrays padded past C with their
-   first channels again (mx, k1, dym, k2: [C + KV_W - 1]). Only the run's head
+   first channels again (mx, k1, dym, k2: [C + KV_W - 1]); where C is a
+   whole number of vectors and dy is off a boundary by t->head elements,
+   from copies rotated by the head instead (mrot, k1rot, dymrot, k2rot:
+   channel (i + head) mod C at i), so that those loads are whole too. Only the run's head
    before the boundary and its tail are partial (masked moves: twice a task,
    not twice a row; AVX-512 masked stores cost more than the split stores
    they would save on Zen 5). */
@@ -312,7 +322,9 @@ static void kfg_bngrad_f32_nchw_train__avx2_rows_p2(void *ctx, size_t i) {
   const kfg_bngrad_f32_nchw_train__avx2_ctx *t = (const kfg_bngrad_f32_nchw_train__avx2_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
   const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M, e1 = r1 * C;
-  const float *mean = t->mx, *k1 = t->k1, *dym = t->dym, *k2 = t->k2;
+  const int64_t rot = t->head;
+  const float *mean = rot ? t->mrot : t->mx, *k1 = rot ? t->k1rot : t->k1;
+  const float *dym = rot ? t->dymrot : t->dym, *k2 = rot ? t->k2rot : t->k2;
   const float *dy = t->dy, *x = t->x;
   float *dx = t->dx;
   int64_t e = r0 * C, c = 0;
@@ -321,12 +333,13 @@ static void kfg_bngrad_f32_nchw_train__avx2_rows_p2(void *ctx, size_t i) {
     int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)(dy + e) % KV_VBYTES)) % KV_VBYTES) / sizeof(float));
     if (h > e1 - e) h = e1 - e;
     if (h > 0) { /* h < KV_W: channels [0, h) of the first row, or of several short rows */
-      const kv_f m = kv_ldfn(mean, h, kv_zero());
-      const kv_f g = kv_sub(kv_ldn(dy + e, h, kv_zero()), kv_ldfn(dym, h, kv_zero()));
+      const int64_t c0 = rot ? C - h : 0; /* rotated: h == rot, channel 0 at C - h */
+      const kv_f m = kv_ldfn(mean + c0, h, kv_zero());
+      const kv_f g = kv_sub(kv_ldn(dy + e, h, kv_zero()), kv_ldfn(dym + c0, h, kv_zero()));
       const kv_f xc = kv_sub(kv_ldn(x + e, h, m), m);
-      kv_stn(dx + e, kv_mul(kv_ldfn(k1, h, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2, h, kv_zero())))), h);
+      kv_stn(dx + e, kv_mul(kv_ldfn(k1 + c0, h, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c0, h, kv_zero())))), h);
       e += h;
-      c = h % C;
+      c = rot ? 0 : h % C;
     }
   }
   if (t->stream) {
@@ -495,10 +508,13 @@ void kfg_bngrad_f32_nchw_train__avx2(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 7 * CS;
+  t.part = coef + 5 * CS + kfg_bngrad_f32_nchw_train__avx2_rot_floats(C);
   t.head = 0;
   t.mrot = coef + 5 * CS;
-  t.krot = coef + 6 * CS;
+  t.krot = t.mrot + C;
+  t.k1rot = t.mrot + 2 * C;
+  t.dymrot = t.mrot + 3 * C;
+  t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f32_nchw_train__avx2_sweeps(a);
   if (planes) {
@@ -526,14 +542,14 @@ void kfg_bngrad_f32_nchw_train__avx2(const void *args, const kfi_par *par) {
   for (c = 0; c < C; c++) mx[c] = a->mean[c];
   for (; c < CS; c++) mx[c] = mx[c - C];
   t.mean = mx;
-  if (t.sweep && !planes && C % KV_W == 0) { /* every row has dy's phase: the sweep runs from its boundary */
-    float *mrot = coef + 5 * CS, *krot = coef + 6 * CS;
-    int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)a->dy % KV_VBYTES)) % KV_VBYTES) / sizeof(float)), i;
-    t.head = h;
-    for (i = 0; i < C; i++) {
-      mrot[i] = a->mean[h];
-      krot[i] = k[h];
-      if (++h == C) h = 0;
+  if (!planes && C % KV_W == 0) { /* every row has dy's phase: the sweep and pass 2 run from its boundary */
+    float *mrot = coef + 5 * CS, *krot = mrot + C;
+    int64_t j = (int64_t)(((KV_VBYTES - ((uintptr_t)a->dy % KV_VBYTES)) % KV_VBYTES) / sizeof(float)), i;
+    t.head = j;
+    for (i = 0; t.head > 0 && i < C; i++) {
+      mrot[i] = a->mean[j];
+      krot[i] = k[j];
+      if (++j == C) j = 0;
     }
   }
 
@@ -583,6 +599,16 @@ void kfg_bngrad_f32_nchw_train__avx2(const void *args, const kfi_par *par) {
 
   /* the coefficients past C: the first channels again */
   for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];
+  if (t.head > 0) { /* rotated by the head, as mrot */
+    float *k1r = coef + 5 * CS + 2 * C, *dymr = k1r + C, *k2r = dymr + C;
+    int64_t j = t.head, i;
+    for (i = 0; i < C; i++) {
+      k1r[i] = k1[j];
+      dymr[i] = dym[j];
+      k2r[i] = k2[j];
+      if (++j == C) j = 0;
+    }
+  }
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
      planes peel where they hold at least two vectors. Where the stores are
