@@ -12,7 +12,7 @@ typedef struct kfg_bngrad_f32_nhwc_infer__scalar_ctx {
   const kfi_bngrad_args *a;
   const float *dy, *x;
   float *dx;
-  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  int64_t M, C, S, per_task, ntask; /* rows (or planes), rows (planes) per task, tasks */
   const float *mean, *k0, *k1, *dym, *k2;
   const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
@@ -37,7 +37,7 @@ static int64_t kfg_bngrad_f32_nhwc_infer__scalar_task(const kfi_bngrad_args *a) 
 }
 
 /* Rows per task (channels last). */
-static int64_t kfg_bngrad_f32_nhwc_infer__scalar_rpt(const kfi_bngrad_args *a, int64_t C) {
+static int64_t kfg_bngrad_f32_nhwc_infer__scalar_rows_per_task(const kfi_bngrad_args *a, int64_t C) {
   const int64_t r = (kfg_bngrad_f32_nhwc_infer__scalar_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
@@ -45,9 +45,9 @@ static int64_t kfg_bngrad_f32_nhwc_infer__scalar_rpt(const kfi_bngrad_args *a, i
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
    (more than BLOCK rows a task); a->cache is the plan's, so the scratch
    query and the kernel agree. */
-static int kfg_bngrad_f32_nhwc_infer__scalar_blocks(const kfi_bngrad_args *a, int64_t rpt) {
+static int kfg_bngrad_f32_nhwc_infer__scalar_blocks(const kfi_bngrad_args *a, int64_t per_task) {
   (void)a;
-  (void)rpt;
+  (void)per_task;
   return 0;
 }
 
@@ -71,8 +71,8 @@ static int64_t kfg_bngrad_f32_nhwc_infer__scalar_rot_floats(int64_t C) {
 static size_t kfg_bngrad_f32_nhwc_infer__scalar_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c, coefs = 5 * kfg_bngrad_f32_nhwc_infer__scalar_coef_stride(C) + kfg_bngrad_f32_nhwc_infer__scalar_rot_floats(C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_infer__scalar_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(KV_W + coefs + 2 * C * ntask * (kfg_bngrad_f32_nhwc_infer__scalar_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, per_task = kfg_bngrad_f32_nhwc_infer__scalar_rows_per_task(a, C), ntask = (M + per_task - 1) / per_task;
+    return (size_t)(KV_W + coefs + 2 * C * ntask * (kfg_bngrad_f32_nhwc_infer__scalar_blocks(a, per_task) ? 2 : 1));
   }
 }
 
@@ -82,7 +82,7 @@ size_t kfg_bngrad_f32_nhwc_infer__scalar_scratch(const void *args) {
 
 /* ---- channels last: rows of C ---- */
 /* Pass 1 over rows [r0, r1) for channels [c, c + 8 * KV_W). */
-static void kfg_bngrad_f32_nhwc_infer__scalar_p1_8(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile8(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
@@ -182,7 +182,7 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_8(const kfg_bngrad_f32_nhwc_inf
   kv_stf(ps + C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
-static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile4(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
@@ -238,7 +238,7 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_inf
   kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
-static void kfg_bngrad_f32_nhwc_infer__scalar_p1_2(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile2(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
@@ -272,7 +272,7 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_2(const kfg_bngrad_f32_nhwc_inf
   kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
-static void kfg_bngrad_f32_nhwc_infer__scalar_p1_1(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile1(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
@@ -297,7 +297,7 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_1(const kfg_bngrad_f32_nhwc_inf
 
 #if KV_W > 1
 /* Pass 1 for the last n < KV_W channels. */
-static void kfg_bngrad_f32_nhwc_infer__scalar_p1_tail(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_infer__scalar_pass1_tail(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
@@ -319,10 +319,10 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_tail(const kfg_bngrad_f32_nhwc_
 }
 #endif
 
-/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
-static void kfg_bngrad_f32_nhwc_infer__scalar_rows_p1(void *ctx, size_t i) {
+/* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_f32_nhwc_infer__scalar_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t = (const kfg_bngrad_f32_nhwc_infer__scalar_ctx *)ctx;
-  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 2 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
@@ -337,12 +337,12 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_rows_p1(void *ctx, size_t i) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
     c = 0;
-    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_8(t, b0, b1, c, ps, first);
-    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_4(t, b0, b1, c, ps, first);
-    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_2(t, b0, b1, c, ps, first);
-    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_1(t, b0, b1, c, ps, first);
+    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile8(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile2(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nhwc_infer__scalar_pass1_tile1(t, b0, b1, c, ps, first);
 #if KV_W > 1
-    if (c < C) kfg_bngrad_f32_nhwc_infer__scalar_p1_tail(t, b0, b1, c, C - c, ps, first);
+    if (c < C) kfg_bngrad_f32_nhwc_infer__scalar_pass1_tail(t, b0, b1, c, C - c, ps, first);
 #endif
   }
 }
@@ -384,10 +384,10 @@ void kfg_bngrad_f32_nhwc_infer__scalar(const void *args, const kfi_par *par) {
   t.sweep = 0;
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f32_nhwc_infer__scalar_rpt(a, C);
+    t.per_task = kfg_bngrad_f32_nhwc_infer__scalar_rows_per_task(a, C);
   }
-  t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_f32_nhwc_infer__scalar_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
+  t.ntask = (t.M + t.per_task - 1) / t.per_task;
+  if (!planes && kfg_bngrad_f32_nhwc_infer__scalar_blocks(a, t.per_task)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
   /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
@@ -406,7 +406,7 @@ void kfg_bngrad_f32_nhwc_infer__scalar(const void *args, const kfi_par *par) {
   t.mean = mx;
 
   /* Pass 1 (and x_backprop for inference). */
-  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_infer__scalar_rows_p1, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_infer__scalar_rows_pass1, &t, (size_t)t.ntask);
 
   /* Reduce the slots (tasks, or planes (n, .)) pairwise in place: slot b
      is [2 * C] contiguous floats in either layout, so each step of the

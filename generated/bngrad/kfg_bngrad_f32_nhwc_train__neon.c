@@ -15,7 +15,7 @@ typedef struct kfg_bngrad_f32_nhwc_train__neon_ctx {
   const kfi_bngrad_args *a;
   const float *dy, *x;
   float *dx;
-  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  int64_t M, C, S, per_task, ntask; /* rows (or planes), rows (planes) per task, tasks */
   const float *mean, *k0, *k1, *dym, *k2;
   const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [3][C] (rows) or per plane [3] */
@@ -40,7 +40,7 @@ static int64_t kfg_bngrad_f32_nhwc_train__neon_task(const kfi_bngrad_args *a) {
 }
 
 /* Rows per task (channels last). */
-static int64_t kfg_bngrad_f32_nhwc_train__neon_rpt(const kfi_bngrad_args *a, int64_t C) {
+static int64_t kfg_bngrad_f32_nhwc_train__neon_rows_per_task(const kfi_bngrad_args *a, int64_t C) {
   const int64_t r = (kfg_bngrad_f32_nhwc_train__neon_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
@@ -54,8 +54,8 @@ static int kfg_bngrad_f32_nhwc_train__neon_sweeps(const kfi_bngrad_args *a) {
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
    (more than BLOCK rows a task); a->cache is the plan's, so the scratch
    query and the kernel agree. */
-static int kfg_bngrad_f32_nhwc_train__neon_blocks(const kfi_bngrad_args *a, int64_t rpt) {
-  return kfg_bngrad_f32_nhwc_train__neon_sweeps(a) && rpt > 256;
+static int kfg_bngrad_f32_nhwc_train__neon_blocks(const kfi_bngrad_args *a, int64_t per_task) {
+  return kfg_bngrad_f32_nhwc_train__neon_sweeps(a) && per_task > 256;
 }
 
 /* Scratch floats: a vector's worth of slack to align the start, the
@@ -77,8 +77,8 @@ static int64_t kfg_bngrad_f32_nhwc_train__neon_rot_floats(int64_t C) {
 static size_t kfg_bngrad_f32_nhwc_train__neon_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c, coefs = 5 * kfg_bngrad_f32_nhwc_train__neon_coef_stride(C) + kfg_bngrad_f32_nhwc_train__neon_rot_floats(C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(KV_W + coefs + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__neon_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, per_task = kfg_bngrad_f32_nhwc_train__neon_rows_per_task(a, C), ntask = (M + per_task - 1) / per_task;
+    return (size_t)(KV_W + coefs + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__neon_blocks(a, per_task) ? 2 : 1));
   }
 }
 
@@ -88,7 +88,7 @@ size_t kfg_bngrad_f32_nhwc_train__neon_scratch(const void *args) {
 
 /* ---- channels last: rows of C ---- */
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
-static void kfg_bngrad_f32_nhwc_train__neon_p1_4(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_train__neon_pass1_tile4(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -150,7 +150,7 @@ static void kfg_bngrad_f32_nhwc_train__neon_p1_4(const kfg_bngrad_f32_nhwc_train
   kv_stf(ps + 2 * C + c + 3 * KV_W, first ? h3 : kv_add(kv_ldf(ps + 2 * C + c + 3 * KV_W), h3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
-static void kfg_bngrad_f32_nhwc_train__neon_p1_2(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_train__neon_pass1_tile2(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -186,7 +186,7 @@ static void kfg_bngrad_f32_nhwc_train__neon_p1_2(const kfg_bngrad_f32_nhwc_train
   kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
-static void kfg_bngrad_f32_nhwc_train__neon_p1_1(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_train__neon_pass1_tile1(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -211,7 +211,7 @@ static void kfg_bngrad_f32_nhwc_train__neon_p1_1(const kfg_bngrad_f32_nhwc_train
 
 #if KV_W > 1
 /* Pass 1 for the last n < KV_W channels. */
-static void kfg_bngrad_f32_nhwc_train__neon_p1_tail(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+static void kfg_bngrad_f32_nhwc_train__neon_pass1_tail(const kfg_bngrad_f32_nhwc_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   const kv_f m = kv_ldfn(t->mean + c, n, kv_zero());
@@ -313,10 +313,10 @@ static void kfg_bngrad_f32_nhwc_train__neon_sweep(const kfg_bngrad_f32_nhwc_trai
   }
 }
 
-/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
-static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
+/* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_f32_nhwc_train__neon_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_train__neon_ctx *t = (const kfg_bngrad_f32_nhwc_train__neon_ctx *)ctx;
-  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 3 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
@@ -333,7 +333,7 @@ static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
       if (b0 == r0) {
         kfg_bngrad_f32_nhwc_train__neon_sweep(t, b0, b1, ps);
       } else {
-        float *blk = t->blk + (int64_t)i * 3 * C; /* allocated when rpt > BLOCK */
+        float *blk = t->blk + (int64_t)i * 3 * C; /* allocated when per_task > BLOCK */
         kfg_bngrad_f32_nhwc_train__neon_sweep(t, b0, b1, blk);
         for (c = 0; c < 3 * C; c++) ps[c] += blk[c];
       }
@@ -344,11 +344,11 @@ static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
     c = 0;
-    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_train__neon_p1_4(t, b0, b1, c, ps, first);
-    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_train__neon_p1_2(t, b0, b1, c, ps, first);
-    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nhwc_train__neon_p1_1(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_train__neon_pass1_tile4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_train__neon_pass1_tile2(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nhwc_train__neon_pass1_tile1(t, b0, b1, c, ps, first);
 #if KV_W > 1
-    if (c < C) kfg_bngrad_f32_nhwc_train__neon_p1_tail(t, b0, b1, c, C - c, ps, first);
+    if (c < C) kfg_bngrad_f32_nhwc_train__neon_pass1_tail(t, b0, b1, c, C - c, ps, first);
 #endif
   }
 }
@@ -368,10 +368,10 @@ static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
    before the boundary and its tail are partial (masked moves: twice a task,
    not twice a row; AVX-512 masked stores cost more than the split stores
    they would save on Zen 5). */
-static void kfg_bngrad_f32_nhwc_train__neon_rows_p2(void *ctx, size_t i) {
+static void kfg_bngrad_f32_nhwc_train__neon_rows_pass2(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_train__neon_ctx *t = (const kfg_bngrad_f32_nhwc_train__neon_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
-  const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M, e1 = r1 * C;
+  const int64_t r0 = b * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M, e1 = r1 * C;
   const int64_t rot = t->head;
   const float *mean = rot ? t->mrot : t->mx, *k1 = rot ? t->k1rot : t->k1;
   const float *dym = rot ? t->dymrot : t->dym, *k2 = rot ? t->k2rot : t->k2;
@@ -456,10 +456,10 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   t.sweep = kfg_bngrad_f32_nhwc_train__neon_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(a, C);
+    t.per_task = kfg_bngrad_f32_nhwc_train__neon_rows_per_task(a, C);
   }
-  t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_f32_nhwc_train__neon_blocks(a, t.rpt)) t.blk = t.part + 3 * C * t.ntask;
+  t.ntask = (t.M + t.per_task - 1) / t.per_task;
+  if (!planes && kfg_bngrad_f32_nhwc_train__neon_blocks(a, t.per_task)) t.blk = t.part + 3 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
   /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
@@ -487,7 +487,7 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   }
 
   /* Pass 1 (and x_backprop for inference). */
-  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_rows_p1, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_rows_pass1, &t, (size_t)t.ntask);
 
   /* Reduce the slots (tasks, or planes (n, .)) pairwise in place: slot b
      is [3 * C] contiguous floats in either layout, so each step of the
@@ -552,7 +552,7 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
   t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.llc / 4;
-  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_rows_p2, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_rows_pass2, &t, (size_t)t.ntask);
 }
 
 #endif /* defined(__aarch64__) */
