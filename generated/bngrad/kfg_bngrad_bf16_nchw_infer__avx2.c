@@ -36,9 +36,8 @@ typedef struct kfg_bngrad_bf16_nchw_infer__avx2_ctx {
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
    the L2 in elements (a task's dy and x stay in L2 between the passes'
-   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
-   plan's caches fix it, so the partition, and with it every sum, never
-   depends on the thread count. */
+   neighbours). The plan's caches fix it, so the partition, and with it
+   every sum, never depends on the thread count. */
 static int64_t kfg_bngrad_bf16_nchw_infer__avx2_task(const kfi_bngrad_args *a) {
   const int64_t e = a->cache.l2 / 8;
   (void)a;
@@ -276,8 +275,8 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_rows_pass1(void *ctx, size_t i) {
   float *ps = t->part + (int64_t)i * 2 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
-     tuned on Zen 3): the channel tiles after the first find them in L1 */
+     x rows fill at most its half at f32): the channel tiles after the first
+     find them in L1 */
   const kfi_bngrad_args *a = t->a;
   const int64_t rb0 = a->cache.l1d / 8 / C;
   (void)a;

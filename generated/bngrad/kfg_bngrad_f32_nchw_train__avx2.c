@@ -36,9 +36,8 @@ typedef struct kfg_bngrad_f32_nchw_train__avx2_ctx {
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
    the L2 in elements (a task's dy and x stay in L2 between the passes'
-   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
-   plan's caches fix it, so the partition, and with it every sum, never
-   depends on the thread count. */
+   neighbours). The plan's caches fix it, so the partition, and with it
+   every sum, never depends on the thread count. */
 static int64_t kfg_bngrad_f32_nchw_train__avx2_task(const kfi_bngrad_args *a) {
   const int64_t e = a->cache.l2 / 8;
   (void)a;
@@ -271,8 +270,8 @@ static void kfg_bngrad_f32_nchw_train__avx2_rows_pass1(void *ctx, size_t i) {
   float *ps = t->part + (int64_t)i * 3 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
-     tuned on Zen 3): the channel tiles after the first find them in L1 */
+     x rows fill at most its half at f32): the channel tiles after the first
+     find them in L1 */
   const kfi_bngrad_args *a = t->a;
   const int64_t rb0 = a->cache.l1d / 8 / C;
   (void)a;
@@ -308,16 +307,15 @@ static void kfg_bngrad_f32_nchw_train__avx2_rows_pass1(void *ctx, size_t i) {
    first KV_VBYTES boundary of dy: where dx starts at the same offset from a
    boundary as dy (TF's buffers, numpy's: everything 64 or 16 bytes past
    one), no load or store splits a cache line and the run can stream,
-   whatever C is; else the loads stay whole and the stores split (on Zen 5
-   two split loads per vector cost more than one split store). A vector at
+   whatever C is; else the loads stay whole and the stores split (two split
+   loads a vector cost more than one split store). A vector at
    channel c reads its coefficients at c of arrays padded past C with their
    first channels again (mx, k1, dym, k2: [C + KV_W - 1]); where C is a
    whole number of vectors and dy is off a boundary by t->head elements,
    from copies rotated by the head instead (mrot, k1rot, dymrot, k2rot:
    channel (i + head) mod C at i), so that those loads are whole too. Only the run's head
    before the boundary and its tail are partial (masked moves: twice a task,
-   not twice a row; AVX-512 masked stores cost more than the split stores
-   they would save on Zen 5). */
+   not twice a row: docs/performance.md, "Buffer offsets"). */
 static void kfg_bngrad_f32_nchw_train__avx2_rows_pass2(void *ctx, size_t i) {
   const kfg_bngrad_f32_nchw_train__avx2_ctx *t = (const kfg_bngrad_f32_nchw_train__avx2_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
@@ -617,7 +615,7 @@ void kfg_bngrad_f32_nchw_train__avx2(const void *args, const kfi_par *par) {
      last-level cache: an output that large does not stay in a cache shared
      with the other cores and tenants anyway, so streaming saves the
      write-allocate read of each line, while a smaller one is left in cache
-     for the next op (8 MiB on a 32 MiB L3: the value tuned on Zen 3). */
+     for the next op. */
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
   t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.llc / 4;
