@@ -243,8 +243,10 @@ function M.params(k, dtypes)
   p.ISA_MASKS = k.isa_def.masks -- lane masks are cheap (masked vector rows)
   p.ISA_SWEEP = k.isa_def.sweep -- batch norm's whole-row cache sweep pays off
   p.ISA_SIMD = k.isa_def.simd -- the SIMD layer: runtime/kfi_simd_<ISA_SIMD>.h
-  p.ISA_CACHED = k.isa_def.cached -- data caches: software prefetch and wider code pay off
+  p.ISA_CACHED = k.isa_def.cached -- data caches: blocking reads the detected sizes; prefetch and wider code pay off
   p.ISA_MASKREGS = k.isa_def.maskregs -- lane masks are registers of their own (AVX-512 k)
+  p.ISA_TCM = k.isa_def.tcm -- tightly coupled memory: no caches, strided walks cost nothing extra
+  p.ISA_WORD = k.isa_def.word -- bits of the core's native integers (loop counters)
   if k.values.T then
     local d = dtypes[k.values.T]
     p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc

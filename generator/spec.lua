@@ -147,9 +147,10 @@ M.isa_schema = {
       name = ident, rank = "integer", bit = { pattern = "^KFI_ISA_[%u%d_]+$" }, guard = "string",
       target = "string", header = "string", doc = "string",
       lanes = "integer", vregs = "integer", vbytes = "integer", masks = "boolean", sweep = "boolean",
-      simd = ident, cached = "boolean", maskregs = "boolean",
+      simd = ident, cached = "boolean", maskregs = "boolean", tcm = "boolean", word = "integer",
     },
-    required = { "name", "rank", "bit", "guard", "lanes", "vregs", "vbytes", "masks", "sweep", "simd", "cached", "maskregs" },
+    required = { "name", "rank", "bit", "guard", "lanes", "vregs", "vbytes", "masks", "sweep", "simd",
+                 "cached", "maskregs", "tcm", "word" },
   },
   min = 1,
 }

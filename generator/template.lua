@@ -191,10 +191,17 @@ function M.sum(...) -- the terms joined with " + ", zero terms left out ("0" if 
   return #t > 0 and table.concat(t, " + ") or "0"
 end
 
+-- require(cond, msg) in a template: a precondition; when cond is false or
+-- nil the render stops with msg at the template's own file:line.
+function M.require(cond, msg)
+  if not cond then error(tostring(msg or "template precondition failed"), 2) end
+  return cond
+end
+
 M.lua_builtins = {
   math = math, string = string, table = table, ipairs = ipairs, -- no pairs: its order is not deterministic
   tostring = tostring, tonumber = tonumber, type = type, error = error,
-  assert = assert, select = select,
+  assert = assert, select = select, require = M.require,
   f32 = M.f32, f64 = M.f64,
   mul = M.mul, div = M.div, mod = M.mod, add = M.add, sub = M.sub, sum = M.sum, par = M.par,
 }

@@ -18,7 +18,8 @@
 **                 kv_stream(p, v): non-temporal store, p aligned to KV_VBYTES
 **                 (a plain store where the ISA has none: KV_HAS_STREAM 0)
 **   arithmetic:   kv_zero() kv_set1(f) kv_add kv_sub kv_mul (no FMA: the
-**                 build is -ffp-contract=off and so are these)
+**                 build is -ffp-contract=off and so are these); kv_div and
+**                 kv_sqrt, correctly rounded, as C's / and sqrtf
 **   kv_fma(a, b, c) = a*b + c rounded once, for templates that choose FMA
 **                 explicitly (SIMD ISAs only: scalar has none, by design)
 **   kv_pair(a, b): sums of adjacent lanes of the concatenation a|b, in

@@ -13,6 +13,8 @@ KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
 KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
 KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
 KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
+KV_FN kv_f kv_div(kv_f a, kv_f b) { return _mm256_div_ps(a, b); }
+KV_FN kv_f kv_sqrt(kv_f a) { return _mm256_sqrt_ps(a); }
 KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
 /* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
 KV_FN kv_f kv_pair(kv_f a, kv_f b) {

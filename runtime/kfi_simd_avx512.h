@@ -14,6 +14,8 @@ KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
 KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
 KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
 KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN kv_f kv_div(kv_f a, kv_f b) { return _mm512_div_ps(a, b); }
+KV_FN kv_f kv_sqrt(kv_f a) { return _mm512_sqrt_ps(a); }
 KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
 KV_FN kv_f kv_pair(kv_f a, kv_f b) {
   const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);

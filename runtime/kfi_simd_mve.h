@@ -22,6 +22,21 @@ KV_MFN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
 KV_MFN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
 KV_MFN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
 KV_MFN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
+/* MVE has no vector divide or square root: lane by lane (plan-time use) */
+KV_MFN kv_f kv_div(kv_f a, kv_f b) {
+  kv_f r = a;
+  r = vsetq_lane_f32(vgetq_lane_f32(a, 0) / vgetq_lane_f32(b, 0), r, 0);
+  r = vsetq_lane_f32(vgetq_lane_f32(a, 1) / vgetq_lane_f32(b, 1), r, 1);
+  r = vsetq_lane_f32(vgetq_lane_f32(a, 2) / vgetq_lane_f32(b, 2), r, 2);
+  return vsetq_lane_f32(vgetq_lane_f32(a, 3) / vgetq_lane_f32(b, 3), r, 3);
+}
+KV_MFN kv_f kv_sqrt(kv_f a) {
+  kv_f r = a;
+  r = vsetq_lane_f32(sqrtf(vgetq_lane_f32(a, 0)), r, 0);
+  r = vsetq_lane_f32(sqrtf(vgetq_lane_f32(a, 1)), r, 1);
+  r = vsetq_lane_f32(sqrtf(vgetq_lane_f32(a, 2)), r, 2);
+  return vsetq_lane_f32(sqrtf(vgetq_lane_f32(a, 3)), r, 3);
+}
 KV_MFN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
 /* a + rev64(a) holds a0+a1 in lanes 0 and 1, a2+a3 in 2 and 3 (x+y == y+x
    exactly); lanes 0 and 2 of each are then gathered. MVE has no pairwise

@@ -13,6 +13,8 @@ KV_FN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
 KV_FN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
 KV_FN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
 KV_FN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
+KV_FN kv_f kv_div(kv_f a, kv_f b) { return vdivq_f32(a, b); }
+KV_FN kv_f kv_sqrt(kv_f a) { return vsqrtq_f32(a); }
 KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
 KV_FN kv_f kv_pair(kv_f a, kv_f b) { return vpaddq_f32(a, b); }
 KV_FN float kv_hsum(kv_f v) {

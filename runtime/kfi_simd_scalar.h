@@ -18,6 +18,8 @@ KV_FN kv_f kv_set1(float f) { return f; }
 KV_FN kv_f kv_add(kv_f a, kv_f b) { return a + b; }
 KV_FN kv_f kv_sub(kv_f a, kv_f b) { return a - b; }
 KV_FN kv_f kv_mul(kv_f a, kv_f b) { return a * b; }
+KV_FN kv_f kv_div(kv_f a, kv_f b) { return a / b; }
+KV_FN kv_f kv_sqrt(kv_f a) { return sqrtf(a); }
 KV_FN float kv_hsum(kv_f v) { return v; }
 KV_FN kv_f kv_ldf(const float *p) { return *p; }
 KV_FN void kv_stf(float *p, kv_f v) { *p = v; }

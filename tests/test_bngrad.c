@@ -385,6 +385,125 @@ static void check_in_place_threaded(void) {
         }
 }
 
+/* ---- buffer offsets ---- */
+
+/* Where the caller's buffers start must not change a bit of the result:
+   every specialized kernel (forced), with caches simulated small
+   (KFORGE_LLC) so that channels-last pass 1 sweeps whole rows and pass 2
+   streams, runs with all buffers 64-byte aligned, then with dy, x and dx
+   at other offsets (the same one, as numpy's 16 bytes, and dx apart from
+   dy) and the scratch and per-channel arrays off their alignment too. */
+static void check_offsets(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  /* NHWC dims; C a whole number of vectors (the sweep runs from dy's vector
+     boundary) and not; N*H*W above BLOCK rows so that a task has blocks */
+  static const int64_t shapes[3][4] = { { 2, 17, 19, 64 }, { 3, 11, 13, 40 }, { 1, 300, 1, 48 } };
+  static const size_t offs[4][2] = { { 4, 4 }, { 16, 16 }, { 32, 32 }, { 16, 48 } }; /* dy and x, dx */
+  int t, f, m, sh, k, o;
+  setenv("KFORGE_LLC", "64K", 1);
+  for (t = 0; t < 3; t++)
+    for (f = 0; f < 2; f++)
+      for (m = 0; m < 2; m++)
+        for (sh = 0; sh < 3; sh++) {
+          const kf_dtype T = ts[t];
+          const size_t es = kf_dtype_size(T);
+          int64_t d[4], cd[1], numel, c, i;
+          size_t bytes;
+          kf_attrs at;
+          kf_tensor_desc in[6];
+          th_rng rng[1];
+          char *dy0, *x0, what[160];
+          float *per;
+          memcpy(d, shapes[sh], sizeof d);
+          c = d[3];
+          if (f == 1) { /* NCHW: N, C, H, W */
+            int64_t h = d[1], w = d[2];
+            d[1] = c; d[2] = h; d[3] = w;
+          }
+          numel = d[0] * d[1] * d[2] * d[3];
+          bytes = (size_t)numel * es;
+          snprintf(what, sizeof what, "offsets T=%s %s %s [%lld,%lld,%lld,%lld]", kf_dtype_name(T),
+                   f ? "NCHW" : "NHWC", m ? "train" : "infer", (long long)d[0], (long long)d[1], (long long)d[2],
+                   (long long)d[3]);
+          th_seed_case(rng, "test_bngrad %s", what);
+          dy0 = malloc(bytes);
+          x0 = malloc(bytes);
+          per = malloc((size_t)c * 3 * sizeof(float)); /* scale, mean, var */
+          for (i = 0; i < numel; i++) {
+            th_store(T, dy0, (size_t)i, th_uniform(rng, -2, 2));
+            th_store(T, x0, (size_t)i, th_uniform(rng, -2, 3));
+          }
+          for (i = 0; i < c; i++) {
+            per[i] = (float)th_uniform(rng, -1.5, 1.5);
+            per[c + i] = (float)th_uniform(rng, -1, 1);
+            per[2 * c + i] = (float)th_uniform(rng, 0.05, 2);
+          }
+          kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+          at.T = T;
+          at.data_format = f ? KF_NCHW : KF_NHWC;
+          at.is_training = m;
+          at.epsilon = 0.001f;
+          in[0] = th_desc(T, 4, d);
+          in[1] = in[0];
+          cd[0] = c;
+          in[2] = th_desc(KF_FLOAT, 1, cd);
+          in[3] = in[4] = in[2];
+          cd[0] = 0;
+          in[5] = th_desc(KF_FLOAT, 1, cd);
+          for (k = -1; (k = th_next_kernel("bngrad", k)) >= 0;) {
+            const char *name = th_kernel(k)->name;
+            kf_plan_options opt;
+            kf_plan plan;
+            kf_error err;
+            char *ref = NULL;
+            if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) continue;
+            memset(&opt, 0, sizeof opt);
+            opt.kernel = name;
+            switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err)) {
+              case TH_PLANNED: break;
+              case TH_OTHER_CONFIG:
+              case TH_NOT_HERE: continue;
+              default:
+                th_check(0, "%s %s: plan: %s (%s)", what, name, err.message, err.rule);
+                continue;
+            }
+            for (o = -1; o < 4; o++) {
+              /* o = -1: everything 64-byte aligned, the reference */
+              const size_t od = o < 0 ? 0 : offs[o][0], ox = o < 0 ? 0 : offs[o][1], op = o < 0 ? 0 : 4;
+              const size_t scratch_n = kf_plan_scratch_bytes(&plan), outn = bytes + 2 * (size_t)c * sizeof(float);
+              char *bdy = aligned_alloc(64, (bytes + 127) / 64 * 64), *bx = aligned_alloc(64, (bytes + 127) / 64 * 64);
+              char *bdx = aligned_alloc(64, (bytes + 127) / 64 * 64), *bper = aligned_alloc(64, (c * 20 + 127) / 64 * 64);
+              char *bs = aligned_alloc(64, (scratch_n + 127) / 64 * 64), *got = malloc(outn);
+              float *scale = (float *)(bper + op), *mean = scale + c, *var = mean + c, *ds = var + c, *dof = ds + c;
+              const void *ins[6];
+              void *outs[5];
+              float rs3[1] = { 0 };
+              int ok;
+              memcpy(bdy + od, dy0, bytes);
+              memcpy(bx + od, x0, bytes);
+              memcpy(scale, per, (size_t)c * 3 * sizeof(float));
+              ins[0] = bdy + od; ins[1] = bx + od; ins[2] = scale; ins[3] = mean; ins[4] = var; ins[5] = rs3;
+              outs[0] = bdx + ox; outs[1] = ds; outs[2] = dof; outs[3] = NULL; outs[4] = NULL;
+              ok = kf_execute(&plan, ins, outs, scratch_n ? bs + op : NULL, scratch_n, &err) == KF_OK;
+              memcpy(got, bdx + ox, bytes);
+              memcpy(got + bytes, ds, 2 * (size_t)c * sizeof(float));
+              if (o < 0)
+                ref = got;
+              else {
+                th_check(ok && ref && memcmp(ref, got, outn) == 0,
+                         "%s [%s]: dy and x %zu bytes past a 64-byte boundary, dx %zu: the bits of the aligned run%s%s",
+                         what, name, od, ox, ok ? "" : ": ", ok ? "" : err.message);
+                free(got);
+              }
+              free(bdy); free(bx); free(bdx); free(bper); free(bs);
+            }
+            free(ref);
+          }
+          free(dy0); free(x0); free(per);
+        }
+  unsetenv("KFORGE_LLC");
+}
+
 /* The default set has a specialization for every (T, layout, mode). */
 static void check_selection(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
@@ -498,6 +617,8 @@ int main(void) {
   }
   check_edges();
   check_in_place_threaded();
+  th_case_end();
+  check_offsets();
   th_case_end();
   check_selection();
   check_single_position();

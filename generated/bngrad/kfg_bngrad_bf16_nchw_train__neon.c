@@ -15,7 +15,7 @@ typedef struct kfg_bngrad_bf16_nchw_train__neon_ctx {
   const kfi_bngrad_args *a;
   const uint16_t *dy, *x;
   uint16_t *dx;
-  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  int64_t M, C, S, per_task, ntask; /* rows (or planes), rows (planes) per task, tasks */
   const float *mean, *k0, *k1, *dym, *k2;
   const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [3][C] (rows) or per plane [3] */
@@ -23,13 +23,15 @@ typedef struct kfg_bngrad_bf16_nchw_train__neon_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
+  int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
+  const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
+  const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
 } kfg_bngrad_bf16_nchw_train__neon_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
    the L2 in elements (a task's dy and x stay in L2 between the passes'
-   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
-   plan's caches fix it, so the partition, and with it every sum, never
-   depends on the thread count. */
+   neighbours). The plan's caches fix it, so the partition, and with it
+   every sum, never depends on the thread count. */
 static int64_t kfg_bngrad_bf16_nchw_train__neon_task(const kfi_bngrad_args *a) {
   const int64_t e = a->cache.l2 / 8;
   (void)a;
@@ -37,13 +39,13 @@ static int64_t kfg_bngrad_bf16_nchw_train__neon_task(const kfi_bngrad_args *a) {
 }
 
 /* Rows per task (channels last). */
-static int64_t kfg_bngrad_bf16_nchw_train__neon_rpt(const kfi_bngrad_args *a, int64_t C) {
+static int64_t kfg_bngrad_bf16_nchw_train__neon_rows_per_task(const kfi_bngrad_args *a, int64_t C) {
   const int64_t r = (kfg_bngrad_bf16_nchw_train__neon_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
 
 /* Planes per task (channels first). */
-static int64_t kfg_bngrad_bf16_nchw_train__neon_ppt(const kfi_bngrad_args *a, int64_t S) {
+static int64_t kfg_bngrad_bf16_nchw_train__neon_planes_per_task(const kfi_bngrad_args *a, int64_t S) {
   const int64_t r = (kfg_bngrad_bf16_nchw_train__neon_task(a) + S - 1) / S;
   return r < 1 ? 1 : r;
 }
@@ -57,20 +59,32 @@ static int kfg_bngrad_bf16_nchw_train__neon_sweeps(const kfi_bngrad_args *a) {
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
    (more than BLOCK rows a task); a->cache is the plan's, so the scratch
    query and the kernel agree. */
-static int kfg_bngrad_bf16_nchw_train__neon_blocks(const kfi_bngrad_args *a, int64_t rpt) {
-  return kfg_bngrad_bf16_nchw_train__neon_sweeps(a) && rpt > 256;
+static int kfg_bngrad_bf16_nchw_train__neon_blocks(const kfi_bngrad_args *a, int64_t per_task) {
+  return kfg_bngrad_bf16_nchw_train__neon_sweeps(a) && per_task > 256;
 }
 
-/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
-   reads a vector across a row's end), the partial sums, then (a sweep with
-   blocks) the tasks' block sums. */
+/* Scratch floats: a vector's worth of slack to align the start, the
+   coefficient arrays [5][CS] (padded past C: pass 2 over rows reads a
+   vector across a row's end; each a whole number of vectors, so that every
+   array starts on a vector boundary: a load that splits a cache line costs
+   two), their copies rotated by dy's head ([5][C], where C is a whole
+   number of vectors), the partial sums, then (a sweep with blocks) the
+   tasks' block sums. */
 #define kfg_bngrad_bf16_nchw_train__neon_PAD (KV_W - 1)
+static int64_t kfg_bngrad_bf16_nchw_train__neon_coef_stride(int64_t C) {
+  return (C + kfg_bngrad_bf16_nchw_train__neon_PAD + KV_W - 1) / KV_W * KV_W;
+}
+
+static int64_t kfg_bngrad_bf16_nchw_train__neon_rot_floats(int64_t C) {
+  return C % KV_W == 0 ? 5 * C : 0;
+}
+
 static size_t kfg_bngrad_bf16_nchw_train__neon_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c;
-  if (a->s > 1) return (size_t)(5 * (C + kfg_bngrad_bf16_nchw_train__neon_PAD) + 3 * a->n * C);
+  const int64_t C = a->c, coefs = 5 * kfg_bngrad_bf16_nchw_train__neon_coef_stride(C) + kfg_bngrad_bf16_nchw_train__neon_rot_floats(C);
+  if (a->s > 1) return (size_t)(KV_W + coefs + 3 * a->n * C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nchw_train__neon_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + kfg_bngrad_bf16_nchw_train__neon_PAD) + 3 * C * ntask * (kfg_bngrad_bf16_nchw_train__neon_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, per_task = kfg_bngrad_bf16_nchw_train__neon_rows_per_task(a, C), ntask = (M + per_task - 1) / per_task;
+    return (size_t)(KV_W + coefs + 3 * C * ntask * (kfg_bngrad_bf16_nchw_train__neon_blocks(a, per_task) ? 2 : 1));
   }
 }
 
@@ -80,7 +94,7 @@ size_t kfg_bngrad_bf16_nchw_train__neon_scratch(const void *args) {
 
 /* ---- channels last: rows of C ---- */
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
-static void kfg_bngrad_bf16_nchw_train__neon_p1_4(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_bf16_nchw_train__neon_pass1_tile4(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -142,7 +156,7 @@ static void kfg_bngrad_bf16_nchw_train__neon_p1_4(const kfg_bngrad_bf16_nchw_tra
   kv_stf(ps + 2 * C + c + 3 * KV_W, first ? h3 : kv_add(kv_ldf(ps + 2 * C + c + 3 * KV_W), h3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
-static void kfg_bngrad_bf16_nchw_train__neon_p1_2(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_bf16_nchw_train__neon_pass1_tile2(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -178,7 +192,7 @@ static void kfg_bngrad_bf16_nchw_train__neon_p1_2(const kfg_bngrad_bf16_nchw_tra
   kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
-static void kfg_bngrad_bf16_nchw_train__neon_p1_1(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_bf16_nchw_train__neon_pass1_tile1(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
@@ -203,7 +217,7 @@ static void kfg_bngrad_bf16_nchw_train__neon_p1_1(const kfg_bngrad_bf16_nchw_tra
 
 #if KV_W > 1
 /* Pass 1 for the last n < KV_W channels. */
-static void kfg_bngrad_bf16_nchw_train__neon_p1_tail(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+static void kfg_bngrad_bf16_nchw_train__neon_pass1_tail(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   const kv_f m = kv_ldfn(t->mean + c, n, kv_zero());
@@ -225,6 +239,53 @@ static void kfg_bngrad_bf16_nchw_train__neon_p1_tail(const kfg_bngrad_bf16_nchw_
 }
 #endif
 
+/* The sweep of rows [r0, r1) as one run of elements from dy's first vector
+   boundary (dy + r0 * C + h, t->head = h > 0: C is a whole number of
+   vectors, so every row has the same phase): where x shares dy's offset
+   from a boundary no load splits a cache line. acc[i] collects channel
+   (i + h) mod C, whose coefficients are mrot[i] and krot[i], and is
+   rotated back at the end: every channel still adds its rows in order
+   from 0, so the sums are bitwise those of the row sweep. */
+static void kfg_bngrad_bf16_nchw_train__neon_sweep_run(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t r0, int64_t r1, float *acc) {
+  const int64_t C = t->C, e1 = r1 * C, h = t->head;
+  const float *mean = t->mrot, *k0 = t->krot;
+  const uint16_t *dy = t->dy, *x = t->x;
+  int64_t e = r0 * C, i = 0, c;
+  int si;
+  for (c = 0; c < 3 * C; c++) acc[c] = 0.0f;
+  { /* the head: channels [0, h) of row r0, into acc[C - h, C) */
+    float *a0 = acc + C - h;
+    const kv_f m = kv_ldfn(mean + C - h, h, kv_zero());
+    const kv_f g = kv_ldn(dy + e, h, kv_zero()), xc = kv_sub(kv_ldn(x + e, h, m), m);
+    kv_stfn(a0, kv_add(kv_ldfn(a0, h, kv_zero()), g), h);
+    kv_stfn(a0 + C, kv_add(kv_ldfn(a0 + C, h, kv_zero()), kv_mul(g, xc)), h);
+    kv_stfn(a0 + 2 * C, kv_add(kv_ldfn(a0 + 2 * C, h, kv_zero()), kv_mul(g, kv_mul(xc, kv_ldfn(k0 + C - h, h, kv_zero())))), h);
+    e += h;
+  }
+  for (; e + KV_W <= e1; e += KV_W) {
+    const kv_f g = kv_ld(dy + e), xc = kv_sub(kv_ld(x + e), kv_ldf(mean + i));
+    kv_stf(acc + i, kv_add(kv_ldf(acc + i), g));
+    kv_stf(acc + C + i, kv_add(kv_ldf(acc + C + i), kv_mul(g, xc)));
+    kv_stf(acc + 2 * C + i, kv_add(kv_ldf(acc + 2 * C + i), kv_mul(g, kv_mul(xc, kv_ldf(k0 + i)))));
+    i += KV_W;
+    if (i == C) i = 0;
+  }
+  if (e < e1) { /* the tail: channels [C - (KV_W - h), C) of row r1 - 1 */
+    const int64_t n = e1 - e;
+    const kv_f m = kv_ldfn(mean + i, n, kv_zero());
+    const kv_f g = kv_ldn(dy + e, n, kv_zero()), xc = kv_sub(kv_ldn(x + e, n, m), m);
+    kv_stfn(acc + i, kv_add(kv_ldfn(acc + i, n, kv_zero()), g), n);
+    kv_stfn(acc + C + i, kv_add(kv_ldfn(acc + C + i, n, kv_zero()), kv_mul(g, xc)), n);
+    kv_stfn(acc + 2 * C + i, kv_add(kv_ldfn(acc + 2 * C + i, n, kv_zero()), kv_mul(g, kv_mul(xc, kv_ldfn(k0 + i, n, kv_zero())))), n);
+  }
+  for (si = 0; si < 3; si++) { /* rotate back: acc[(i + h) mod C] = acc[i] */
+    float *s = acc + si * C, head[KV_W];
+    for (c = 0; c < h; c++) head[c] = s[C - h + c];
+    memmove(s + h, s, (size_t)(C - h) * sizeof(float));
+    for (c = 0; c < h; c++) s[c] = head[c];
+  }
+}
+
 /* Pass 1 over rows [r0, r1), every channel, row after row (the memory
    order): the 3 sums of each channel accumulate in acc ([3][C], zeroed
    here, L1-resident), in the same order of operations as a tile's. */
@@ -232,6 +293,10 @@ static void kfg_bngrad_bf16_nchw_train__neon_sweep(const kfg_bngrad_bf16_nchw_tr
   const int64_t C = t->C;
   const float *mean = t->mean, *k0 = t->k0;
   int64_t r, c;
+  if (t->head > 0) { /* dy off a vector boundary: whole loads from it on */
+    kfg_bngrad_bf16_nchw_train__neon_sweep_run(t, r0, r1, acc);
+    return;
+  }
   for (c = 0; c < 3 * C; c++) acc[c] = 0.0f;
   for (r = r0; r < r1; r++) {
     const uint16_t *dyr = t->dy + r * C, *xr = t->x + r * C;
@@ -254,15 +319,15 @@ static void kfg_bngrad_bf16_nchw_train__neon_sweep(const kfg_bngrad_bf16_nchw_tr
   }
 }
 
-/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
-static void kfg_bngrad_bf16_nchw_train__neon_rows_p1(void *ctx, size_t i) {
+/* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_bf16_nchw_train__neon_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_train__neon_ctx *t = (const kfg_bngrad_bf16_nchw_train__neon_ctx *)ctx;
-  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 3 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
-     tuned on Zen 3): the channel tiles after the first find them in L1 */
+     x rows fill at most its half at f32): the channel tiles after the first
+     find them in L1 */
   const kfi_bngrad_args *a = t->a;
   const int64_t rb0 = a->cache.l1d / 8 / C;
   (void)a;
@@ -274,7 +339,7 @@ static void kfg_bngrad_bf16_nchw_train__neon_rows_p1(void *ctx, size_t i) {
       if (b0 == r0) {
         kfg_bngrad_bf16_nchw_train__neon_sweep(t, b0, b1, ps);
       } else {
-        float *blk = t->blk + (int64_t)i * 3 * C; /* allocated when rpt > BLOCK */
+        float *blk = t->blk + (int64_t)i * 3 * C; /* allocated when per_task > BLOCK */
         kfg_bngrad_bf16_nchw_train__neon_sweep(t, b0, b1, blk);
         for (c = 0; c < 3 * C; c++) ps[c] += blk[c];
       }
@@ -285,11 +350,11 @@ static void kfg_bngrad_bf16_nchw_train__neon_rows_p1(void *ctx, size_t i) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
     c = 0;
-    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nchw_train__neon_p1_4(t, b0, b1, c, ps, first);
-    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_train__neon_p1_2(t, b0, b1, c, ps, first);
-    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_train__neon_p1_1(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nchw_train__neon_pass1_tile4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_train__neon_pass1_tile2(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_train__neon_pass1_tile1(t, b0, b1, c, ps, first);
 #if KV_W > 1
-    if (c < C) kfg_bngrad_bf16_nchw_train__neon_p1_tail(t, b0, b1, c, C - c, ps, first);
+    if (c < C) kfg_bngrad_bf16_nchw_train__neon_pass1_tail(t, b0, b1, c, C - c, ps, first);
 #endif
   }
 }
@@ -299,18 +364,22 @@ static void kfg_bngrad_bf16_nchw_train__neon_rows_p1(void *ctx, size_t i) {
    first KV_VBYTES boundary of dy: where dx starts at the same offset from a
    boundary as dy (TF's buffers, numpy's: everything 64 or 16 bytes past
    one), no load or store splits a cache line and the run can stream,
-   whatever C is; else the loads stay whole and the stores split (on Zen 5
-   two split loads per vector cost more than one split store). A vector at
+   whatever C is; else the loads stay whole and the stores split (two split
+   loads a vector cost more than one split store). A vector at
    channel c reads its coefficients at c of arrays padded past C with their
-   first channels again (mx, k1, dym, k2: [C + KV_W - 1]). Only the run's head
+   first channels again (mx, k1, dym, k2: [C + KV_W - 1]); where C is a
+   whole number of vectors and dy is off a boundary by t->head elements,
+   from copies rotated by the head instead (mrot, k1rot, dymrot, k2rot:
+   channel (i + head) mod C at i), so that those loads are whole too. Only the run's head
    before the boundary and its tail are partial (masked moves: twice a task,
-   not twice a row; AVX-512 masked stores cost more than the split stores
-   they would save on Zen 5). */
-static void kfg_bngrad_bf16_nchw_train__neon_rows_p2(void *ctx, size_t i) {
+   not twice a row: docs/performance.md, "Buffer offsets"). */
+static void kfg_bngrad_bf16_nchw_train__neon_rows_pass2(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_train__neon_ctx *t = (const kfg_bngrad_bf16_nchw_train__neon_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
-  const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M, e1 = r1 * C;
-  const float *mean = t->mx, *k1 = t->k1, *dym = t->dym, *k2 = t->k2;
+  const int64_t r0 = b * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M, e1 = r1 * C;
+  const int64_t rot = t->head;
+  const float *mean = rot ? t->mrot : t->mx, *k1 = rot ? t->k1rot : t->k1;
+  const float *dym = rot ? t->dymrot : t->dym, *k2 = rot ? t->k2rot : t->k2;
   const uint16_t *dy = t->dy, *x = t->x;
   uint16_t *dx = t->dx;
   int64_t e = r0 * C, c = 0;
@@ -319,12 +388,13 @@ static void kfg_bngrad_bf16_nchw_train__neon_rows_p2(void *ctx, size_t i) {
     int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)(dy + e) % KV_VBYTES)) % KV_VBYTES) / sizeof(uint16_t));
     if (h > e1 - e) h = e1 - e;
     if (h > 0) { /* h < KV_W: channels [0, h) of the first row, or of several short rows */
-      const kv_f m = kv_ldfn(mean, h, kv_zero());
-      const kv_f g = kv_sub(kv_ldn(dy + e, h, kv_zero()), kv_ldfn(dym, h, kv_zero()));
+      const int64_t c0 = rot ? C - h : 0; /* rotated: h == rot, channel 0 at C - h */
+      const kv_f m = kv_ldfn(mean + c0, h, kv_zero());
+      const kv_f g = kv_sub(kv_ldn(dy + e, h, kv_zero()), kv_ldfn(dym + c0, h, kv_zero()));
       const kv_f xc = kv_sub(kv_ldn(x + e, h, m), m);
-      kv_stn(dx + e, kv_mul(kv_ldfn(k1, h, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2, h, kv_zero())))), h);
+      kv_stn(dx + e, kv_mul(kv_ldfn(k1 + c0, h, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c0, h, kv_zero())))), h);
       e += h;
-      c = h % C;
+      c = rot ? 0 : h % C;
     }
   }
   if (t->stream) {
@@ -358,7 +428,7 @@ static void kfg_bngrad_bf16_nchw_train__neon_rows_p2(void *ctx, size_t i) {
 /* Pass 1 of one plane: its 3 sums into out[], two vectors per step in
    blocks of 512 vectors, blocks added 16 at a time, and the sums of
    those pairwise (a fixed order, error growing with log S, not S). */
-static void kfg_bngrad_bf16_nchw_train__neon_plane1(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t p, float *out) {
+static void kfg_bngrad_bf16_nchw_train__neon_plane_sums(const kfg_bngrad_bf16_nchw_train__neon_ctx *t, int64_t p, float *out) {
   const int64_t S = t->S, c = p % t->C;
   const uint16_t *dy = t->dy + p * S, *x = t->x + p * S;
   const kv_f m = kv_set1(t->mean[c]);
@@ -418,17 +488,17 @@ static void kfg_bngrad_bf16_nchw_train__neon_plane1(const kfg_bngrad_bf16_nchw_t
   for (si = 0; si < 3; si++) out[si] = kfi_psum_total(&sums[si]);
 }
 
-static void kfg_bngrad_bf16_nchw_train__neon_planes_p1(void *ctx, size_t i) {
+static void kfg_bngrad_bf16_nchw_train__neon_planes_pass1(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_train__neon_ctx *t = (const kfg_bngrad_bf16_nchw_train__neon_ctx *)ctx;
-  const int64_t p0 = (int64_t)i * t->rpt, p1 = p0 + t->rpt < t->M ? p0 + t->rpt : t->M;
+  const int64_t p0 = (int64_t)i * t->per_task, p1 = p0 + t->per_task < t->M ? p0 + t->per_task : t->M;
   int64_t p;
-  for (p = p0; p < p1; p++) kfg_bngrad_bf16_nchw_train__neon_plane1(t, p, &t->part[3 * p]);
+  for (p = p0; p < p1; p++) kfg_bngrad_bf16_nchw_train__neon_plane_sums(t, p, &t->part[3 * p]);
 }
 
-static void kfg_bngrad_bf16_nchw_train__neon_planes_p2(void *ctx, size_t i) {
+static void kfg_bngrad_bf16_nchw_train__neon_planes_pass2(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_train__neon_ctx *t = (const kfg_bngrad_bf16_nchw_train__neon_ctx *)ctx;
   const int64_t S = t->S, b = t->ntask - 1 - (int64_t)i;
-  const int64_t p0 = b * t->rpt, p1 = p0 + t->rpt < t->M ? p0 + t->rpt : t->M;
+  const int64_t p0 = b * t->per_task, p1 = p0 + t->per_task < t->M ? p0 + t->per_task : t->M;
   int64_t p, i0;
   for (p = p0; p < p1; p++) {
     const int64_t c = p % t->C;
@@ -470,8 +540,9 @@ static void kfg_bngrad_bf16_nchw_train__neon_planes_p2(void *ctx, size_t i) {
 void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
-  float *coef = (float *)a->scratch;
-  const int64_t CS = C + kfg_bngrad_bf16_nchw_train__neon_PAD; /* padded coefficient arrays */
+  /* the scratch from its first float vector boundary on */
+  float *coef = (float *)(((uintptr_t)a->scratch + (KV_W * sizeof(float) - 1)) & ~(uintptr_t)(KV_W * sizeof(float) - 1));
+  const int64_t CS = kfg_bngrad_bf16_nchw_train__neon_coef_stride(C); /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -492,29 +563,55 @@ void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 5 * CS;
+  t.part = coef + 5 * CS + kfg_bngrad_bf16_nchw_train__neon_rot_floats(C);
+  t.head = 0;
+  t.mrot = coef + 5 * CS;
+  t.krot = t.mrot + C;
+  t.k1rot = t.mrot + 2 * C;
+  t.dymrot = t.mrot + 3 * C;
+  t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
   t.sweep = kfg_bngrad_bf16_nchw_train__neon_sweeps(a);
   if (planes) {
     t.M = a->n * C; /* planes */
-    t.rpt = kfg_bngrad_bf16_nchw_train__neon_ppt(a, a->s);
+    t.per_task = kfg_bngrad_bf16_nchw_train__neon_planes_per_task(a, a->s);
   } else
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_bf16_nchw_train__neon_rpt(a, C);
+    t.per_task = kfg_bngrad_bf16_nchw_train__neon_rows_per_task(a, C);
   }
-  t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_bf16_nchw_train__neon_blocks(a, t.rpt)) t.blk = t.part + 3 * C * t.ntask;
+  t.ntask = (t.M + t.per_task - 1) / t.per_task;
+  if (!planes && kfg_bngrad_bf16_nchw_train__neon_blocks(a, t.per_task)) t.blk = t.part + 3 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
-  for (c = 0; c < C; c++) {
-    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
+  /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
+     like the scalar expression, without its errno call per channel */
+  for (c = 0; c + KV_W <= C; c += KV_W)
+    kv_stf(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldf(a->var + c), kv_set1(a->epsilon)))));
+#if KV_W > 1
+  if (c < C)
+    kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
+#endif
+  /* the mean, padded past C with the first channels again, on a vector
+     boundary (the caller's may be anywhere): both passes read it */
+  for (c = 0; c < C; c++) mx[c] = a->mean[c];
+  for (; c < CS; c++) mx[c] = mx[c - C];
+  t.mean = mx;
+  if (!planes && C % KV_W == 0) { /* every row has dy's phase: the sweep and pass 2 run from its boundary */
+    float *mrot = coef + 5 * CS, *krot = mrot + C;
+    int64_t j = (int64_t)(((KV_VBYTES - ((uintptr_t)a->dy % KV_VBYTES)) % KV_VBYTES) / sizeof(uint16_t)), i;
+    t.head = j;
+    for (i = 0; t.head > 0 && i < C; i++) {
+      mrot[i] = a->mean[j];
+      krot[i] = k[j];
+      if (++j == C) j = 0;
+    }
   }
 
   /* Pass 1 (and x_backprop for inference). */
-  if (planes) kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_planes_p1, &t, (size_t)t.ntask);
+  if (planes) kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_planes_pass1, &t, (size_t)t.ntask);
   else
-  kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_rows_p1, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_rows_pass1, &t, (size_t)t.ntask);
 
   /* Reduce the slots (tasks, or planes (n, .)) pairwise in place: slot b
      is [3 * C] contiguous floats in either layout, so each step of the
@@ -530,7 +627,19 @@ void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  for (c = 0; c < C; c++) {
+  c = 0;
+  if (!planes) { /* the totals, now in slot 0: [3][C]; a vector of channels at a time */
+    const kv_f inv_m = kv_set1(1.0f / (float)M), count = kv_set1((float)M);
+    for (; c + KV_W <= C; c += KV_W) {
+      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
+      kv_stf(a->doffset + c, s0);
+      kv_stf(a->dscale + c, kv_ldf(t.part + 2 * C + c));
+      kv_stf(dym + c, kv_mul(s0, inv_m));
+      kv_stf(k1 + c, kv_mul(kv_ldf(a->scale + c), kc));
+      kv_stf(k2 + c, kv_mul(kv_mul(kc, kc), kv_div(s1, count)));
+    }
+  }
+  for (; c < C; c++) {
     /* the totals, now in slot 0: [3][C] (rows) or [C][3] (planes) */
     const int64_t at = planes ? 3 * c : c, stride = planes ? 1 : C;
     float sum[3];
@@ -543,10 +652,17 @@ void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* the mean, then the coefficients past C: the first channels again */
-  for (c = 0; c < CS; c++) {
-    mx[c] = a->mean[c % C];
-    if (c >= C) k1[c] = k1[c % C], dym[c] = dym[c % C], k2[c] = k2[c % C];
+  /* the coefficients past C: the first channels again */
+  for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];
+  if (t.head > 0) { /* rotated by the head, as mrot */
+    float *k1r = coef + 5 * CS + 2 * C, *dymr = k1r + C, *k2r = dymr + C;
+    int64_t j = t.head, i;
+    for (i = 0; i < C; i++) {
+      k1r[i] = k1[j];
+      dymr[i] = dym[j];
+      k2r[i] = k2[j];
+      if (++j == C) j = 0;
+    }
   }
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
@@ -556,13 +672,13 @@ void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par) {
      last-level cache: an output that large does not stay in a cache shared
      with the other cores and tenants anyway, so streaming saves the
      write-allocate read of each line, while a smaller one is left in cache
-     for the next op (8 MiB on a 32 MiB L3: the value tuned on Zen 3). */
+     for the next op. */
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
   t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.llc / 4;
-  if (planes) kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_planes_p2, &t, (size_t)t.ntask);
+  if (planes) kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_planes_pass2, &t, (size_t)t.ntask);
   else
-  kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_rows_p2, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_bf16_nchw_train__neon_rows_pass2, &t, (size_t)t.ntask);
 }
 
 #endif /* defined(__aarch64__) */

@@ -21,7 +21,7 @@ typedef struct kfg_bngrad_f16_nhwc_infer__avx512_ctx {
   const kfi_bngrad_args *a;
   const uint16_t *dy, *x;
   uint16_t *dx;
-  int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
+  int64_t M, C, S, per_task, ntask; /* rows (or planes), rows (planes) per task, tasks */
   const float *mean, *k0, *k1, *dym, *k2;
   const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
@@ -29,13 +29,15 @@ typedef struct kfg_bngrad_f16_nhwc_infer__avx512_ctx {
   int stream;                    /* streaming stores for x_backprop */
   int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
+  int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
+  const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
+  const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
 } kfg_bngrad_f16_nhwc_infer__avx512_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
    the L2 in elements (a task's dy and x stay in L2 between the passes'
-   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
-   plan's caches fix it, so the partition, and with it every sum, never
-   depends on the thread count. */
+   neighbours). The plan's caches fix it, so the partition, and with it
+   every sum, never depends on the thread count. */
 static int64_t kfg_bngrad_f16_nhwc_infer__avx512_task(const kfi_bngrad_args *a) {
   const int64_t e = a->cache.l2 / 8;
   (void)a;
@@ -43,7 +45,7 @@ static int64_t kfg_bngrad_f16_nhwc_infer__avx512_task(const kfi_bngrad_args *a) 
 }
 
 /* Rows per task (channels last). */
-static int64_t kfg_bngrad_f16_nhwc_infer__avx512_rpt(const kfi_bngrad_args *a, int64_t C) {
+static int64_t kfg_bngrad_f16_nhwc_infer__avx512_rows_per_task(const kfi_bngrad_args *a, int64_t C) {
   const int64_t r = (kfg_bngrad_f16_nhwc_infer__avx512_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
@@ -57,19 +59,32 @@ static int kfg_bngrad_f16_nhwc_infer__avx512_sweeps(const kfi_bngrad_args *a) {
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
    (more than BLOCK rows a task); a->cache is the plan's, so the scratch
    query and the kernel agree. */
-static int kfg_bngrad_f16_nhwc_infer__avx512_blocks(const kfi_bngrad_args *a, int64_t rpt) {
-  return kfg_bngrad_f16_nhwc_infer__avx512_sweeps(a) && rpt > 256;
+static int kfg_bngrad_f16_nhwc_infer__avx512_blocks(const kfi_bngrad_args *a, int64_t per_task) {
+  return kfg_bngrad_f16_nhwc_infer__avx512_sweeps(a) && per_task > 256;
 }
 
-/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
-   reads a vector across a row's end), the partial sums, then (a sweep with
-   blocks) the tasks' block sums. */
+/* Scratch floats: a vector's worth of slack to align the start, the
+   coefficient arrays [5][CS] (padded past C: pass 2 over rows reads a
+   vector across a row's end; each a whole number of vectors, so that every
+   array starts on a vector boundary: a load that splits a cache line costs
+   two), their copies rotated by dy's head ([5][C], where C is a whole
+   number of vectors), the partial sums, then (a sweep with blocks) the
+   tasks' block sums. */
 #define kfg_bngrad_f16_nhwc_infer__avx512_PAD (KV_W - 1)
+static int64_t kfg_bngrad_f16_nhwc_infer__avx512_coef_stride(int64_t C) {
+  return (C + kfg_bngrad_f16_nhwc_infer__avx512_PAD + KV_W - 1) / KV_W * KV_W;
+}
+
+static int64_t kfg_bngrad_f16_nhwc_infer__avx512_rot_floats(int64_t C) {
+  (void)C;
+  return 0;
+}
+
 static size_t kfg_bngrad_f16_nhwc_infer__avx512_scratch_floats(const kfi_bngrad_args *a) {
-  const int64_t C = a->c;
+  const int64_t C = a->c, coefs = 5 * kfg_bngrad_f16_nhwc_infer__avx512_coef_stride(C) + kfg_bngrad_f16_nhwc_infer__avx512_rot_floats(C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nhwc_infer__avx512_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + kfg_bngrad_f16_nhwc_infer__avx512_PAD) + 2 * C * ntask * (kfg_bngrad_f16_nhwc_infer__avx512_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, per_task = kfg_bngrad_f16_nhwc_infer__avx512_rows_per_task(a, C), ntask = (M + per_task - 1) / per_task;
+    return (size_t)(KV_W + coefs + 2 * C * ntask * (kfg_bngrad_f16_nhwc_infer__avx512_blocks(a, per_task) ? 2 : 1));
   }
 }
 
@@ -79,7 +94,7 @@ size_t kfg_bngrad_f16_nhwc_infer__avx512_scratch(const void *args) {
 
 /* ---- channels last: rows of C ---- */
 /* Pass 1 over rows [r0, r1) for channels [c, c + 8 * KV_W). */
-static void kfg_bngrad_f16_nhwc_infer__avx512_p1_8(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile8(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
@@ -179,7 +194,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_p1_8(const kfg_bngrad_f16_nhwc_inf
   kv_stf(ps + C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
-static void kfg_bngrad_f16_nhwc_infer__avx512_p1_4(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile4(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
@@ -235,7 +250,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_p1_4(const kfg_bngrad_f16_nhwc_inf
   kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
-static void kfg_bngrad_f16_nhwc_infer__avx512_p1_2(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile2(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
@@ -269,7 +284,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_p1_2(const kfg_bngrad_f16_nhwc_inf
   kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
-static void kfg_bngrad_f16_nhwc_infer__avx512_p1_1(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+static void kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile1(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
@@ -294,7 +309,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_p1_1(const kfg_bngrad_f16_nhwc_inf
 
 #if KV_W > 1
 /* Pass 1 for the last n < KV_W channels. */
-static void kfg_bngrad_f16_nhwc_infer__avx512_p1_tail(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
+static void kfg_bngrad_f16_nhwc_infer__avx512_pass1_tail(const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, int64_t n, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
@@ -346,15 +361,15 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_sweep(const kfg_bngrad_f16_nhwc_in
   }
 }
 
-/* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
-static void kfg_bngrad_f16_nhwc_infer__avx512_rows_p1(void *ctx, size_t i) {
+/* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
+static void kfg_bngrad_f16_nhwc_infer__avx512_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_f16_nhwc_infer__avx512_ctx *t = (const kfg_bngrad_f16_nhwc_infer__avx512_ctx *)ctx;
-  const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
+  const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 2 * C;
   /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
-     tuned on Zen 3): the channel tiles after the first find them in L1 */
+     x rows fill at most its half at f32): the channel tiles after the first
+     find them in L1 */
   const kfi_bngrad_args *a = t->a;
   const int64_t rb0 = a->cache.l1d / 8 / C;
   (void)a;
@@ -366,7 +381,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_rows_p1(void *ctx, size_t i) {
       if (b0 == r0) {
         kfg_bngrad_f16_nhwc_infer__avx512_sweep(t, b0, b1, ps);
       } else {
-        float *blk = t->blk + (int64_t)i * 2 * C; /* allocated when rpt > BLOCK */
+        float *blk = t->blk + (int64_t)i * 2 * C; /* allocated when per_task > BLOCK */
         kfg_bngrad_f16_nhwc_infer__avx512_sweep(t, b0, b1, blk);
         for (c = 0; c < 2 * C; c++) ps[c] += blk[c];
       }
@@ -377,12 +392,12 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_rows_p1(void *ctx, size_t i) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
     c = 0;
-    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_p1_8(t, b0, b1, c, ps, first);
-    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_p1_4(t, b0, b1, c, ps, first);
-    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_p1_2(t, b0, b1, c, ps, first);
-    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f16_nhwc_infer__avx512_p1_1(t, b0, b1, c, ps, first);
+    for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile8(t, b0, b1, c, ps, first);
+    for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile4(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile2(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f16_nhwc_infer__avx512_pass1_tile1(t, b0, b1, c, ps, first);
 #if KV_W > 1
-    if (c < C) kfg_bngrad_f16_nhwc_infer__avx512_p1_tail(t, b0, b1, c, C - c, ps, first);
+    if (c < C) kfg_bngrad_f16_nhwc_infer__avx512_pass1_tail(t, b0, b1, c, C - c, ps, first);
 #endif
   }
 }
@@ -390,8 +405,9 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_rows_p1(void *ctx, size_t i) {
 void kfg_bngrad_f16_nhwc_infer__avx512(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
-  float *coef = (float *)a->scratch;
-  const int64_t CS = C + kfg_bngrad_f16_nhwc_infer__avx512_PAD; /* padded coefficient arrays */
+  /* the scratch from its first float vector boundary on */
+  float *coef = (float *)(((uintptr_t)a->scratch + (KV_W * sizeof(float) - 1)) & ~(uintptr_t)(KV_W * sizeof(float) - 1));
+  const int64_t CS = kfg_bngrad_f16_nhwc_infer__avx512_coef_stride(C); /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -412,24 +428,40 @@ void kfg_bngrad_f16_nhwc_infer__avx512(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.mx = mx;
-  t.part = coef + 5 * CS;
+  t.part = coef + 5 * CS + kfg_bngrad_f16_nhwc_infer__avx512_rot_floats(C);
+  t.head = 0;
+  t.mrot = coef + 5 * CS;
+  t.krot = t.mrot + C;
+  t.k1rot = t.mrot + 2 * C;
+  t.dymrot = t.mrot + 3 * C;
+  t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f16_nhwc_infer__avx512_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f16_nhwc_infer__avx512_rpt(a, C);
+    t.per_task = kfg_bngrad_f16_nhwc_infer__avx512_rows_per_task(a, C);
   }
-  t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_f16_nhwc_infer__avx512_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
+  t.ntask = (t.M + t.per_task - 1) / t.per_task;
+  if (!planes && kfg_bngrad_f16_nhwc_infer__avx512_blocks(a, t.per_task)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   t.peel = 0;
-  for (c = 0; c < C; c++) {
-    k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
-    k1[c] = k[c] * a->scale[c];
-  }
+  /* coef0 = 1 / sqrt(var + eps), a vector at a time: correctly rounded
+     like the scalar expression, without its errno call per channel */
+  for (c = 0; c + KV_W <= C; c += KV_W)
+    kv_stf(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldf(a->var + c), kv_set1(a->epsilon)))));
+#if KV_W > 1
+  if (c < C)
+    kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
+#endif
+  for (c = 0; c < C; c++) k1[c] = k[c] * a->scale[c];
+  /* the mean, padded past C with the first channels again, on a vector
+     boundary (the caller's may be anywhere): both passes read it */
+  for (c = 0; c < C; c++) mx[c] = a->mean[c];
+  for (; c < CS; c++) mx[c] = mx[c - C];
+  t.mean = mx;
 
   /* Pass 1 (and x_backprop for inference). */
-  kfi_parallel_for(pp, kfg_bngrad_f16_nhwc_infer__avx512_rows_p1, &t, (size_t)t.ntask);
+  kfi_parallel_for(pp, kfg_bngrad_f16_nhwc_infer__avx512_rows_pass1, &t, (size_t)t.ntask);
 
   /* Reduce the slots (tasks, or planes (n, .)) pairwise in place: slot b
      is [2 * C] contiguous floats in either layout, so each step of the
@@ -445,7 +477,15 @@ void kfg_bngrad_f16_nhwc_infer__avx512(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  for (c = 0; c < C; c++) {
+  c = 0;
+  if (!planes) { /* the totals, now in slot 0: [2][C]; a vector of channels at a time */
+    for (; c + KV_W <= C; c += KV_W) {
+      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
+      kv_stf(a->doffset + c, s0);
+      kv_stf(a->dscale + c, kv_mul(s1, kc));
+    }
+  }
+  for (; c < C; c++) {
     /* the totals, now in slot 0: [2][C] (rows) or [C][2] (planes) */
     const int64_t at = c, stride = C;
     float sum[2];

@@ -194,7 +194,7 @@ render_err("template: a runtime error names file:line",
 render_err("template: pairs is not available (iteration order is not deterministic)",
   "$for k, v in pairs({ a = 1 }) do\n${k}\n$end\n", {}, { "t.c.in:1:", "'pairs'" })
 render_err("template: next is not available either", "${next({})}\n", {}, { "'next'" })
-render_err("template: os, io, require, load are not available", "${os.time()}\n", {}, { "'os'" })
+render_err("template: os, io, load are not available", "${os.time()}\n", {}, { "'os'" })
 render_is("template: math, string, table, ipairs, tostring are available",
   "$local t = {} for _, v in ipairs({ 3, 1, 2 }) do t[#t + 1] = v end table.sort(t)\n" ..
   "${table.concat(t, \",\")} ${math.max(2, 5)} ${string.rep(\"a\", 3)} ${tostring(4)}\n", {}, "1,2,3 5 aaa 4\n")
@@ -221,6 +221,10 @@ render_err("template: f32() of a non-finite value is an error naming the templat
   "a\n${f32(0/0)}\n", {}, { "t.c.in:2:", "non-finite" })
 render_is("template: a bare $ line is an empty statement",
   "a\n$\nb\n", {}, "a\nb\n")
+render_is("template: require(cond, msg) passes a true condition through",
+  "$require(N > 1, \"N must exceed 1\")\nn=${N}\n", { N = 2 }, "n=2\n")
+render_err("template: require(cond, msg) stops with msg at the template's file:line",
+  "a\n  $require(N > 1, \"N must exceed 1\")\n", { N = 1 }, { "t.c.in:2:", "N must exceed 1" })
 try("template: one compiled template renders with different params", function()
   local t = assert(template.compile("v=${V}\n", "t.c.in"))
   local a, b = template.render(t, { V = 1 }), template.render(t, { V = 2 })
@@ -520,6 +524,26 @@ try("isa_only: an ISA variant is generated only for the axis values it lists", f
   return snap["toy/kfg_toy_f32_k1x1__scalar.c"] ~= nil and snap["toy/kfg_toy_f32_k3x3__scalar.c"] == nil
     and snap["toy/kfg_toy_f64_k3x3__scalar.c"] == nil and snap["toy/kfg_toy_f32_generic__scalar.c"] ~= nil,
     "files: " .. (snap["FILES"] or "?")
+end)
+
+try("include: a part sees the kernel's params plus the names its includer passes", function()
+  local r = copy_root(TOY)
+  writef(r .. "/templates/toy/part.c.in", "/* part ${KERNEL} taps=${TAPS} sq=${SQUARE and 1 or 0} */\n")
+  edit(r .. "/templates/toy/spec.c.in", "$local TAPS = kh * kw\n",
+    "$local TAPS = kh * kw\n${include(\"toy/part.c.in\", { TAPS = TAPS, SQUARE = kh == kw })}\n")
+  local out = TMP .. "/include_out"
+  local msg, rc = gen(r, out)
+  if rc ~= 0 then return false, msg end
+  local f = snapshot(out)["toy/kfg_toy_f32_k3x3__scalar.c"] or ""
+  return has(f, "/* part kfg_toy_f32_k3x3__scalar taps=9 sq=1 */"), f
+end)
+
+try("include: a name that would hide a kernel param is an error naming the template line", function()
+  local r = copy_root(TOY)
+  writef(r .. "/templates/toy/part.c.in", "x\n")
+  edit(r .. "/templates/toy/spec.c.in", "$local TAPS = kh * kw\n", "$local TAPS = kh * kw\n${include(\"toy/part.c.in\", { kh = 1 })}\n")
+  local msg, rc = gen(r, TMP .. "/include_bad_out")
+  return rc ~= 0 and has(msg, "templates/toy/spec.c.in:3:") and has(msg, "kh would hide the parameter"), msg
 end)
 
 -- ------------------------------------------------- malformed specs ----
