@@ -543,7 +543,7 @@ try("include: a name that would hide a kernel param is an error naming the templ
   writef(r .. "/templates/toy/part.c.in", "x\n")
   edit(r .. "/templates/toy/spec.c.in", "$local TAPS = kh * kw\n", "$local TAPS = kh * kw\n${include(\"toy/part.c.in\", { kh = 1 })}\n")
   local msg, rc = gen(r, TMP .. "/include_bad_out")
-  return rc ~= 0 and has(msg, "templates/toy/spec.c.in:3:") and has(msg, "kh would hide the parameter"), msg
+  return rc ~= 0 and has(msg, "templates/toy/spec.c.in:3:") and has(msg, "extra name 'kh' is also a kernel parameter"), msg
 end)
 
 -- ------------------------------------------------- malformed specs ----
