@@ -17,11 +17,22 @@ op-level method: each call alone, TF's eager and kforge's through the C API,
 each less the same call on a 1x1x1xC tensor (the per-call overhead). Medians and minima of
 --runs runs (ms). The first three differ by the TF op machinery and output
 allocation; the last by the caches.
+
+--per-shape: instead, per distinct call shape of the model (in model order, with its count),
+each call alone and warm, three ways interleaved round by round (ABCABC, medians):
+  tf     TF's kernel (tf.raw_ops) in a tf.function of --repeat copies of the call
+  kf-op  kforge's TF op, the same graph
+  kf-c   kforge's kernel through the C API (ctypes, out=), --repeat calls
+per call (us). kf-op - kf-c is the TF op's per-call cost beyond ctypes' (graph executor,
+plan-cache lookup, output allocation); tf / kf-op is what the model-order ratio weighs.
+Run it under TF_ENABLE_ONEDNN_OPTS=0 for TF's Eigen kernels, and KFORGE_ISA=avx2 for
+kforge's AVX2 kernels (both read at load time).
 """
 import argparse
 import os
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_train_step as B  # noqa: E402 -- the models and the call timer
@@ -37,6 +48,8 @@ def main():
     ap.add_argument("--model", default="mobilenet_v2_96")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--per-shape", action="store_true", help="per distinct call shape (see above)")
+    ap.add_argument("--repeat", type=int, default=8, help="--per-shape: calls per timed run")
     args = ap.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ["TF_USE_LEGACY_KERAS"] = "1"
@@ -112,6 +125,8 @@ def main():
             kf_ms += max(0.0, full_kf - tiny_kf)
         return tf_ms, kf_ms
 
+    if args.per_shape:
+        return per_shape(args, calls, np_calls, outs, names, op, kops, tf)
     print("%s, batch %d: %d FusedBatchNormGradV3 calls, 1 thread; median / min of %d runs (ms)"
           % (args.model, args.batch, len(calls), args.runs))
     rows = [("TF's kernels, tf-op", timed(graph_of(tf.raw_ops.FusedBatchNormGradV3), args.runs)),
@@ -124,6 +139,88 @@ def main():
     t_tf, t_kf = less_tiny(max(5, args.runs // 4))
     print("issue 16's method (each call alone, less the same call on 1x1x1xC; medians summed, ms):")
     print("  TF's kernels, eager %8.2f   kforge, c-api %8.2f   (%.2fx)" % (t_tf, t_kf, t_tf / t_kf))
+    return 0
+
+
+def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
+    """Per distinct call shape, alone and warm: TF's kernel, kforge's TF op, kforge's C API."""
+    import numpy as np
+
+    def aligned_like(v):  # 64-byte aligned as TF's allocator gives (numpy's large arrays are not)
+        buf = np.empty(v.nbytes + 64, np.uint8)
+        at = -buf.ctypes.data % 64
+        return buf[at:at + v.nbytes].view(v.dtype).reshape(v.shape)
+    shapes = []  # [(shape, count, index of its first call)] in model order
+    for n, (attrs, ins) in enumerate(calls):
+        shape = tuple(ins[0].shape.as_list())
+        for k, (s, c, first) in enumerate(shapes):
+            if s == shape:
+                shapes[k] = (s, c + 1, first)
+                break
+        else:
+            shapes.append((shape, 1, n))
+    r = args.repeat
+    print("%s, batch %d: %d FusedBatchNormGradV3 calls, %d shapes, 1 thread; TF_ENABLE_ONEDNN_OPTS=%s "
+          "KFORGE_ISA=%s; each call alone and warm, %d per run, %d rounds interleaved; median us per call"
+          % (args.model, args.batch, len(calls), len(shapes), os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(unset)"),
+             os.environ.get("KFORGE_ISA", "(unset)"), r, args.runs))
+    print("%-22s %3s %9s %9s %9s %7s %9s %7s" % ("y_backprop", "n", "tf", "kf-op", "kf-c", "tf/op", "op-c",
+                                               "GB/s-c"))
+    tot = [0.0, 0.0, 0.0]
+    for shape, count, first in shapes:
+        attrs, ins = calls[first]
+        i, a = np_calls[first]
+        o = tuple(aligned_like(v) for v in outs[first])
+        kw = dict(zip(names, ins))
+        g_tf = tf.function(lambda: [tf.raw_ops.FusedBatchNormGradV3(**kw, **attrs)[0] for _ in range(r)])
+        g_kf = tf.function(lambda: [kops.fused_batch_norm_grad_v3(**kw, **attrs)[0] for _ in range(r)])
+
+        def c_api():
+            for _ in range(r):
+                op(**i, **a, threads=1, out=o)
+        fns = [g_tf, g_kf, c_api]
+        for f in fns:
+            for _ in range(3):
+                f()
+        ts = [[], [], []]
+        for _ in range(args.runs):  # ABCABC: load changes fall on all three
+            for k, f in enumerate(fns):
+                ts[k].append(B.call_times(f, 1, 0)[0])
+        us = [1e6 * statistics.median(t) / r for t in ts]
+        for k in range(3):
+            tot[k] += count * us[k]
+        nbytes = 3 * 4 * int(np.prod(shape))  # dy and x read, dx written (f32)
+        print("%-22s %3d %9.1f %9.1f %9.1f %6.2fx %9.1f %7.1f" % ("x".join(map(str, shape)), count, us[0], us[1],
+                                                             us[2], us[0] / us[1], us[1] - us[2],
+                                                             nbytes / us[2] / 1e3))
+    print("%-22s %3d %9.1f %9.1f %9.1f %6.2fx %9.1f   (sums weighted by count, us)"
+          % ("all", len(calls), tot[0], tot[1], tot[2], tot[0] / tot[1], tot[1] - tot[2]))
+    # The same calls in model order, each timed alone (eager: TF's dispatch cost is in both TF
+    # columns alike): every call's data cold, as it is after the previous call's
+    eager = [lambda n: tf.raw_ops.FusedBatchNormGradV3(**dict(zip(names, calls[n][1])), **calls[n][0]),
+             lambda n: kops.fused_batch_norm_grad_v3(**dict(zip(names, calls[n][1])), **calls[n][0]),
+             lambda n: op(**np_calls[n][0], **np_calls[n][1], threads=1, out=aligned[n])]
+    aligned = [tuple(aligned_like(v) for v in o) for o in outs]
+    per = [[[] for _ in calls] for _ in eager]
+    for rnd in range(args.runs + 2):  # ABCABC sweeps; the first two warm up
+        for k, f in enumerate(eager):
+            for n in range(len(calls)):
+                t = time.perf_counter()
+                f(n)
+                if rnd >= 2:
+                    per[k][n].append(time.perf_counter() - t)
+    print("model order, each call timed alone (eager for TF's and kforge's TF op), median us per call:")
+    print("%-22s %3s %9s %9s %9s %7s %9s" % ("y_backprop", "n", "tf", "kf-op", "kf-c", "tf/op", "op-c"))
+    tot = [0.0, 0.0, 0.0]
+    for shape, count, first in shapes:
+        ns = [n for n, (_, ins) in enumerate(calls) if tuple(ins[0].shape.as_list()) == shape]
+        us = [1e6 * statistics.median([t for n in ns for t in per[k][n]]) for k in range(3)]
+        for k in range(3):
+            tot[k] += count * us[k]
+        print("%-22s %3d %9.1f %9.1f %9.1f %6.2fx %9.1f" % ("x".join(map(str, shape)), count, us[0], us[1], us[2],
+                                                         us[0] / us[1], us[1] - us[2]))
+    print("%-22s %3d %9.1f %9.1f %9.1f %6.2fx %9.1f   (sums weighted by count, us)"
+          % ("all", len(calls), tot[0], tot[1], tot[2], tot[0] / tot[1], tot[1] - tot[2]))
     return 0
 
 
