@@ -20,13 +20,18 @@ allocation; the last by the caches.
 
 --per-shape: instead, per distinct call shape of the model (in model order, with its count),
 each call alone and warm, three ways interleaved round by round (ABCABC, medians):
-  tf     TF's kernel (tf.raw_ops) in a tf.function of --repeat copies of the call
+  tf     TF's kernel (tf.raw_ops) in a tf.function of --repeat copies of the call (their
+         epsilons a float32 step apart, or TF merges them into one)
   kf-op  kforge's TF op, the same graph
   kf-c   kforge's kernel through the C API (ctypes, out=), --repeat calls
 per call (us). kf-op - kf-c is the TF op's per-call cost beyond ctypes' (graph executor,
 plan-cache lookup, output allocation); tf / kf-op is what the model-order ratio weighs.
 Run it under TF_ENABLE_ONEDNN_OPTS=0 for TF's Eigen kernels, and KFORGE_ISA=avx2 for
 kforge's AVX2 kernels (both read at load time).
+
+--isas: per call shape, kforge's kernel (C API plans, out=) as the rule picks it against the
+AVX2 one (planned under KFORGE_ISA=avx2, which the runtime reads at each plan), interleaved,
+alone-warm and in model order (cold).
 """
 import argparse
 import os
@@ -50,6 +55,7 @@ def main():
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--per-shape", action="store_true", help="per distinct call shape (see above)")
     ap.add_argument("--repeat", type=int, default=8, help="--per-shape: calls per timed run")
+    ap.add_argument("--isas", action="store_true", help="kforge's chosen kernel against its AVX2 one (see above)")
     args = ap.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ["TF_USE_LEGACY_KERAS"] = "1"
@@ -125,6 +131,8 @@ def main():
             kf_ms += max(0.0, full_kf - tiny_kf)
         return tf_ms, kf_ms
 
+    if args.isas:
+        return isa_compare(args, calls, np_calls, outs)
     if args.per_shape:
         return per_shape(args, calls, np_calls, outs, names, op, kops, tf)
     print("%s, batch %d: %d FusedBatchNormGradV3 calls, 1 thread; median / min of %d runs (ms)"
@@ -172,8 +180,14 @@ def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
         i, a = np_calls[first]
         o = tuple(aligned_like(v) for v in outs[first])
         kw = dict(zip(names, ins))
-        g_tf = tf.function(lambda: [tf.raw_ops.FusedBatchNormGradV3(**kw, **attrs)[0] for _ in range(r)])
-        g_kf = tf.function(lambda: [kops.fused_batch_norm_grad_v3(**kw, **attrs)[0] for _ in range(r)])
+        # r copies of one call in a graph would be merged into one (common subexpression
+        # elimination): each copy's epsilon is one float32 step further, the kernels' time the same
+        eps = [float(attrs["epsilon"])]
+        for _ in range(r - 1):
+            eps.append(float(np.nextafter(np.float32(eps[-1]), np.float32(1))))
+        at = [dict(attrs, epsilon=e) for e in eps]
+        g_tf = tf.function(lambda: [tf.raw_ops.FusedBatchNormGradV3(**kw, **a)[0] for a in at])
+        g_kf = tf.function(lambda: [kops.fused_batch_norm_grad_v3(**kw, **a)[0] for a in at])
 
         def c_api():
             for _ in range(r):
@@ -221,6 +235,62 @@ def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
                                                          us[0] / us[1], us[1] - us[2]))
     print("%-22s %3d %9.1f %9.1f %9.1f %6.2fx %9.1f   (sums weighted by count, us)"
           % ("all", len(calls), tot[0], tot[1], tot[2], tot[0] / tot[1], tot[1] - tot[2]))
+    return 0
+
+
+def shapes_of(calls):
+    """[(y_backprop shape, count, indices of its calls)] in model order."""
+    shapes = {}
+    for n, (_, ins) in enumerate(calls):
+        shapes.setdefault(tuple(ins[0].shape.as_list()), []).append(n)
+    return [(s, len(ns), ns) for s, ns in shapes.items()]
+
+
+def isa_compare(args, calls, np_calls, outs):
+    """kforge's chosen kernel against its AVX2 kernel, per shape, warm and cold, interleaved."""
+    import numpy as np
+    import kforge
+    aligned = [tuple(np.empty(v.nbytes + 64, np.uint8) for v in o) for o in outs]
+    aligned = [tuple(b[-b.ctypes.data % 64:][:v.nbytes].view(v.dtype).reshape(v.shape) for b, v in zip(bs, o))
+               for bs, o in zip(aligned, outs)]
+    plans = []
+    for isa in (None, "avx2"):
+        kforge.clear_cache()
+        if isa:
+            os.environ["KFORGE_ISA"] = isa
+        plans.append([kforge.plan("FusedBatchNormGradV3", **i, **a, threads=1) for i, a in np_calls])
+        os.environ.pop("KFORGE_ISA", None)
+    names = [p[0].kernel for p in plans]
+    print("%s, batch %d: kforge's FusedBatchNormGradV3 kernels, C API, 1 thread: A = the rule's (%s), "
+          "B = AVX2 (%s); median us per call of %d interleaved rounds" % (args.model, args.batch, names[0],
+                                                                          names[1], args.runs))
+    cold = [[[] for _ in calls] for _ in plans]
+    for rnd in range(args.runs + 2):  # model order, ABAB
+        for k, ps in enumerate(plans):
+            for n, (i, _) in enumerate(np_calls):
+                t = time.perf_counter()
+                ps[n](**i, out=aligned[n])
+                if rnd >= 2:
+                    cold[k][n].append(time.perf_counter() - t)
+    print("%-22s %3s %9s %9s %7s %9s %9s %7s" % ("y_backprop", "n", "warm A", "warm B", "A/B", "cold A",
+                                               "cold B", "A/B"))
+    tot = [0.0] * 4
+    for shape, count, ns in shapes_of(calls):
+        n0 = ns[0]
+        i = np_calls[n0][0]
+        warm = [[], []]
+        for _ in range(args.runs):
+            for k, ps in enumerate(plans):
+                warm[k].append(B.call_times(lambda: ps[n0](**i, out=aligned[n0]), 1, 2)[0])
+        us = [1e6 * statistics.median(warm[0]), 1e6 * statistics.median(warm[1]),
+              1e6 * statistics.median([t for n in ns for t in cold[0][n]]),
+              1e6 * statistics.median([t for n in ns for t in cold[1][n]])]
+        for k in range(4):
+            tot[k] += count * us[k]
+        print("%-22s %3d %9.1f %9.1f %6.2fx %9.1f %9.1f %6.2fx" % ("x".join(map(str, shape)), count, us[0], us[1],
+                                                                us[0] / us[1], us[2], us[3], us[2] / us[3]))
+    print("%-22s %3d %9.1f %9.1f %6.2fx %9.1f %9.1f %6.2fx   (sums weighted by count, us)"
+          % ("all", len(calls), tot[0], tot[1], tot[0] / tot[1], tot[2], tot[3], tot[2] / tot[3]))
     return 0
 
 
