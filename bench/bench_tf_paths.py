@@ -29,9 +29,10 @@ plan-cache lookup, output allocation); tf / kf-op is what the model-order ratio 
 Run it under TF_ENABLE_ONEDNN_OPTS=0 for TF's Eigen kernels, and KFORGE_ISA=avx2 for
 kforge's AVX2 kernels (both read at load time).
 
---isas: per call shape, kforge's kernel (C API plans, out=) as the rule picks it against the
+--isas: per call shape, kforge's kernel (C API plans) as the rule picks it against the
 AVX2 one (planned under KFORGE_ISA=avx2, which the runtime reads at each plan), interleaved,
-alone-warm and in model order (cold).
+alone-warm, in model order into the same outputs (cold) and into fresh ones held to the end
+of the sweep, as a graph holds them (fresh).
 """
 import argparse
 import os
@@ -264,17 +265,26 @@ def isa_compare(args, calls, np_calls, outs):
     print("%s, batch %d: kforge's FusedBatchNormGradV3 kernels, C API, 1 thread: A = the rule's (%s), "
           "B = AVX2 (%s); median us per call of %d interleaved rounds" % (args.model, args.batch, names[0],
                                                                           names[1], args.runs))
-    cold = [[[] for _ in calls] for _ in plans]
-    for rnd in range(args.runs + 2):  # model order, ABAB
+    cold = [[[] for _ in calls] for _ in range(4)]
+    for rnd in range(args.runs + 2):  # model order, ABAB: into the same outputs, then fresh ones
         for k, ps in enumerate(plans):
             for n, (i, _) in enumerate(np_calls):
                 t = time.perf_counter()
                 ps[n](**i, out=aligned[n])
                 if rnd >= 2:
                     cold[k][n].append(time.perf_counter() - t)
-    print("%-22s %3s %9s %9s %7s %9s %9s %7s" % ("y_backprop", "n", "warm A", "warm B", "A/B", "cold A",
-                                               "cold B", "A/B"))
-    tot = [0.0] * 4
+        for k, ps in enumerate(plans):
+            held = []  # a graph holds every output to its end: each call writes memory not in cache
+            for n, (i, _) in enumerate(np_calls):
+                t = time.perf_counter()
+                held.append(ps[n](**i))
+                if rnd >= 2:
+                    cold[2 + k][n].append(time.perf_counter() - t)
+            del held
+    print("cold: model order into the same outputs; fresh: model order, outputs allocated per call and held")
+    print("%-22s %3s %8s %8s %6s %8s %8s %6s %8s %8s %6s" % ("y_backprop", "n", "warm A", "warm B", "A/B",
+                                                          "cold A", "cold B", "A/B", "fresh A", "fresh B", "A/B"))
+    tot = [0.0] * 6
     for shape, count, ns in shapes_of(calls):
         n0 = ns[0]
         i = np_calls[n0][0]
@@ -282,15 +292,16 @@ def isa_compare(args, calls, np_calls, outs):
         for _ in range(args.runs):
             for k, ps in enumerate(plans):
                 warm[k].append(B.call_times(lambda: ps[n0](**i, out=aligned[n0]), 1, 2)[0])
-        us = [1e6 * statistics.median(warm[0]), 1e6 * statistics.median(warm[1]),
-              1e6 * statistics.median([t for n in ns for t in cold[0][n]]),
-              1e6 * statistics.median([t for n in ns for t in cold[1][n]])]
-        for k in range(4):
+        us = [1e6 * statistics.median(warm[0]), 1e6 * statistics.median(warm[1])]
+        us += [1e6 * statistics.median([t for n in ns for t in cold[k][n]]) for k in range(4)]
+        for k in range(6):
             tot[k] += count * us[k]
-        print("%-22s %3d %9.1f %9.1f %6.2fx %9.1f %9.1f %6.2fx" % ("x".join(map(str, shape)), count, us[0], us[1],
-                                                                us[0] / us[1], us[2], us[3], us[2] / us[3]))
-    print("%-22s %3d %9.1f %9.1f %6.2fx %9.1f %9.1f %6.2fx   (sums weighted by count, us)"
-          % ("all", len(calls), tot[0], tot[1], tot[0] / tot[1], tot[2], tot[3], tot[2] / tot[3]))
+        print("%-22s %3d %8.1f %8.1f %5.2fx %8.1f %8.1f %5.2fx %8.1f %8.1f %5.2fx"
+              % ("x".join(map(str, shape)), count, us[0], us[1], us[0] / us[1], us[2], us[3], us[2] / us[3],
+                 us[4], us[5], us[4] / us[5]))
+    print("%-22s %3d %8.1f %8.1f %5.2fx %8.1f %8.1f %5.2fx %8.1f %8.1f %5.2fx   (sums weighted by count, us)"
+          % ("all", len(calls), tot[0], tot[1], tot[0] / tot[1], tot[2], tot[3], tot[2] / tot[3],
+             tot[4], tot[5], tot[4] / tot[5]))
     return 0
 
 
