@@ -167,15 +167,7 @@ def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
         buf = np.empty(v.nbytes + 64, np.uint8)
         at = -buf.ctypes.data % 64
         return buf[at:at + v.nbytes].view(v.dtype).reshape(v.shape)
-    shapes = []  # [(shape, count, index of its first call)] in model order
-    for n, (attrs, ins) in enumerate(calls):
-        shape = tuple(ins[0].shape.as_list())
-        for k, (s, c, first) in enumerate(shapes):
-            if s == shape:
-                shapes[k] = (s, c + 1, first)
-                break
-        else:
-            shapes.append((shape, 1, n))
+    shapes = shapes_of(calls)
     r = args.repeat
     print("%s, batch %d: %d FusedBatchNormGradV3 calls, %d shapes, 1 thread; TF_ENABLE_ONEDNN_OPTS=%s "
           "KFORGE_ISA=%s; each call alone and warm, %d per run, %d rounds interleaved; median us per call"
@@ -184,10 +176,10 @@ def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
     print("%-22s %3s %9s %9s %9s %7s %9s %7s" % ("y_backprop", "n", "tf", "kf-op", "kf-c", "tf/op", "op-c",
                                                "GB/s-c"))
     tot = [0.0, 0.0, 0.0]
-    for shape, count, first in shapes:
-        attrs, ins = calls[first]
-        i, a = np_calls[first]
-        o = tuple(aligned_like(v) for v in outs[first])
+    for shape, count, ns in shapes:
+        attrs, ins = calls[ns[0]]
+        i, a = np_calls[ns[0]]
+        o = tuple(aligned_like(v) for v in outs[ns[0]])
         kw = dict(zip(names, ins))
         # r copies of one call in a graph would be merged into one (common subexpression
         # elimination): each copy's epsilon is one float32 step further, the kernels' time the same
@@ -235,8 +227,7 @@ def per_shape(args, calls, np_calls, outs, names, op, kops, tf):
     print("model order, each call timed alone (eager for TF's and kforge's TF op), median us per call:")
     print("%-22s %3s %9s %9s %9s %7s %9s" % ("y_backprop", "n", "tf", "kf-op", "kf-c", "tf/op", "op-c"))
     tot = [0.0, 0.0, 0.0]
-    for shape, count, first in shapes:
-        ns = [n for n, (_, ins) in enumerate(calls) if tuple(ins[0].shape.as_list()) == shape]
+    for shape, count, ns in shapes:
         us = [1e6 * statistics.median([t for n in ns for t in per[k][n]]) for k in range(3)]
         for k in range(3):
             tot[k] += count * us[k]
