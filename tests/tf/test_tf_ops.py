@@ -567,6 +567,35 @@ def test_plan_reuse():
         return made1 - made0 == 1, "plans made %d" % (made1 - made0)
     run_check("plan reuse: a new shape plans once", fn3)
 
+    def bn_of_channels(ch):  # eager, one kernel instance (same attrs) for every channel count
+        x = rng.standard_normal((1, 2, 2, ch)).astype(np.float32)
+        one = np.ones(ch, np.float32)
+        kops.fused_batch_norm_grad_v3(y_backprop=x, x=x, scale=one, reserve_space_1=0 * one, reserve_space_2=one,
+                                      reserve_space_3=np.zeros(0, np.float32), epsilon=0.0011,
+                                      data_format="NHWC", is_training=True)
+
+    def fn4():  # a model's many shapes through one eager kernel: each plans once, then hits
+        chans = list(range(101, 119))  # 18 shapes, as MobileNetV2's batch-norm gradients
+        made0, _ = ktf.plan_stats()
+        for _ in range(2):
+            for ch in chans:
+                bn_of_channels(ch)
+        made1, _ = ktf.plan_stats()
+        return made1 - made0 == len(chans), "plans made %d for %d shapes twice" % (made1 - made0, len(chans))
+    run_check("plan reuse: 18 shapes cycled through one eager kernel plan once each", fn4)
+
+    def fn5():  # past the cache's 64 entries the least recently used goes
+        for ch in range(201, 267):  # 66 new shapes: 201 and 202 are the least recently used
+            bn_of_channels(ch)
+        made0, _ = ktf.plan_stats()
+        bn_of_channels(266)
+        made1, _ = ktf.plan_stats()
+        bn_of_channels(201)
+        made2, _ = ktf.plan_stats()
+        return (made1 - made0, made2 - made1) == (0, 1), "plans made: latest %d, oldest %d" % (made1 - made0,
+                                                                                            made2 - made1)
+    run_check("plan reuse: a full cache replaces the least recently used plan", fn5)
+
 
 def bn_check_vs_tf(version, c, got):
     """(ok, detail): got (kforge's outputs) against tf.raw_ops' float reference, as test_bn_values."""

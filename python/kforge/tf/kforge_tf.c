@@ -18,9 +18,12 @@
 ** Kernels: attrs are read once, at kernel construction, into a kf_attrs
 ** (driven by the attr table: type and string attrs through kf_attrs_set,
 ** floats, bools and int lists stored as TF gives them);
-** each kernel instance keeps a small cache of plans keyed by the call's
-** shape signature (dtypes, dims, and the values of the plan-time inputs:
-** input_sizes / filter_sizes), so a call with a shape seen before skips kf_plan_op.
+** each kernel instance keeps a cache of plans keyed by the call's shape
+** signature (dtypes, dims, and the values of the plan-time inputs:
+** input_sizes / filter_sizes), so a call with a shape seen before skips
+** kf_plan_op (about 100 us). A graph node's kernel sees one shape; an eager
+** kernel (one per op and attrs) sees every shape of a model, so the cache
+** grows to KFT_CACHE_MAX entries and then replaces the least recently used.
 ** Outputs are TF_AllocateOutput'ed and kf_execute runs directly on TF's
 ** buffers; scratch comes from TF_AllocateTemp. A batch-norm gradient's
 ** x_backprop is TF_ForwardInputOrAllocateOutput'ed over y_backprop: TF
@@ -223,7 +226,7 @@ static void set_kf_error(TF_Status *st, kf_status s, const kf_error *err) {
 
 /* ------------------------------------------------------------------ kernels */
 
-#define KFT_CACHE 8
+#define KFT_CACHE_MAX 64
 /* Per input: dtype, rank, dims; then per plan-time input its count and values. */
 #define KFT_MAX_SIZES 16
 #define KFT_KEY_LEN (KFG_TF_MAX_INPUTS * (2 + KF_MAX_RANK) + KFT_MAX_SIZES + KFG_TF_MAX_INPUTS)
@@ -232,7 +235,7 @@ static void set_kf_error(TF_Status *st, kf_status s, const kf_error *err) {
 #define KFT_MAX_LIST 64
 
 typedef struct cache_entry {
-  int used;
+  long long last_use; /* the kernel's use counter at its last hit or insert */
   int key_len;
   int64_t key[KFT_KEY_LEN];
   kf_plan plan;
@@ -242,8 +245,9 @@ typedef struct kernel {
   const kfg_tf_op *info;
   kf_attrs attrs;
   pthread_mutex_t mu;
-  int next;                  /* the entry to replace next (round robin) */
-  cache_entry cache[KFT_CACHE];
+  long long uses;            /* calls served, the clock of last_use */
+  int cached, capacity;      /* entries filled and allocated, <= KFT_CACHE_MAX */
+  cache_entry *cache;
 } kernel;
 
 static int get_string_attr(TF_OpKernelConstruction *ctx, const char *name, char *buf, size_t cap,
@@ -385,7 +389,29 @@ static void kernel_delete(void *p) {
   kernel *k = p;
   if (!k) return;
   pthread_mutex_destroy(&k->mu);
+  free(k->cache);
   free(k);
+}
+
+/* The entry a new plan goes to (k->mu held): a free one, a new one (the
+   array doubles up to KFT_CACHE_MAX), else the least recently used; NULL
+   when out of memory (the call then runs uncached). */
+static cache_entry *cache_slot(kernel *k) {
+  int i, lru = 0;
+  if (k->cached < k->capacity) return &k->cache[k->cached++];
+  if (k->capacity < KFT_CACHE_MAX) {
+    int cap = k->capacity ? 2 * k->capacity : 4;
+    cache_entry *c = realloc(k->cache, sizeof *c * (size_t)(cap < KFT_CACHE_MAX ? cap : KFT_CACHE_MAX));
+    if (c) {
+      k->cache = c;
+      k->capacity = cap < KFT_CACHE_MAX ? cap : KFT_CACHE_MAX;
+      return &k->cache[k->cached++];
+    }
+    if (!k->cached) return NULL;
+  }
+  for (i = 1; i < k->cached; i++)
+    if (k->cache[i].last_use < k->cache[lru].last_use) lru = i;
+  return &k->cache[lru];
 }
 
 /* One create function per op (TF passes it no user data). */
@@ -460,10 +486,12 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   key_len = make_key(k, desc, n_in, key);
   if (key_len) {
     pthread_mutex_lock(&k->mu);
-    for (i = 0; i < KFT_CACHE; i++) {
+    k->uses++;
+    for (i = 0; i < k->cached; i++) {
       cache_entry *e = &k->cache[i];
-      if (e->used && e->key_len == key_len && memcmp(e->key, key, sizeof *key * (size_t)key_len) == 0) {
+      if (e->key_len == key_len && memcmp(e->key, key, sizeof *key * (size_t)key_len) == 0) {
         memcpy(&plan, &e->plan, sizeof plan); /* a copy: the entry may be replaced meanwhile */
+        e->last_use = k->uses;
         hit = 1;
         break;
       }
@@ -482,12 +510,13 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
     if (key_len) {
       cache_entry *e;
       pthread_mutex_lock(&k->mu);
-      e = &k->cache[k->next];
-      k->next = (k->next + 1) % KFT_CACHE;
-      e->used = 1;
-      e->key_len = key_len;
-      memcpy(e->key, key, sizeof *key * (size_t)key_len);
-      memcpy(&e->plan, &plan, sizeof plan);
+      e = cache_slot(k);
+      if (e) {
+        e->last_use = k->uses;
+        e->key_len = key_len;
+        memcpy(e->key, key, sizeof *key * (size_t)key_len);
+        memcpy(&e->plan, &plan, sizeof plan);
+      }
       pthread_mutex_unlock(&k->mu);
     }
   }
