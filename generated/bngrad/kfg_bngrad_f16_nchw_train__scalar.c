@@ -337,11 +337,11 @@ static void kfg_bngrad_f16_nchw_train__scalar_pass1_run(const kfg_bngrad_f16_nch
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k)));
     }
   }
-  if (e < n) { /* whole rows: lanes past them load 0 (dy) and the mean (x) */
+  if (e < n) { /* whole rows: lanes past them load 0 (dy), the mean (x) and 0 (coef0: never 0 * inf) */
     const kv_f g = kv_ldn(dy + e, n - e, kv_zero()), xc = kv_sub(kv_ldn(x + e, n - e, m), m);
     d0 = kv_add(d0, g);
     p0 = kv_add(p0, kv_mul(g, xc));
-    h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k)));
+    h0 = kv_add(h0, kv_mul(g, kv_mul(xc, kv_ldfn(t->k0, n - e, kv_zero()))));
   }
   d0 = kv_add(d0, d1);
   d0 = kv_add(d0, d2);

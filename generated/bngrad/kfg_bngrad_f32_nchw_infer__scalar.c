@@ -685,7 +685,7 @@ static void kfg_bngrad_f32_nchw_infer__scalar_pass1_run(const kfg_bngrad_f32_nch
       kv_st(dx + e, kv_mul(g, q));
     }
   }
-  if (e < n) { /* whole rows: lanes past them load 0 (dy) and the mean (x) */
+  if (e < n) { /* whole rows: lanes past them load 0 (dy), the mean (x) and 0 (coef0: never 0 * inf) */
     const kv_f g = kv_ldn(dy + e, n - e, kv_zero()), xc = kv_sub(kv_ldn(x + e, n - e, m), m);
     d0 = kv_add(d0, g);
     p0 = kv_add(p0, kv_mul(g, xc));
