@@ -272,13 +272,14 @@ static void check_edges(void) {
 static void check_in_place_threaded(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
   /* dims in NHWC order (channels first uses N, C, H, W of the same sizes) */
-  static const int64_t shapes[3][4] = { { 3, 17, 19, 293 }, { 257, 1, 1, 1031 }, { 0, 31, 33, 64 } };
+  /* the last: C dividing a vector's lanes (pass 1's run), several tasks, an odd row count */
+  static const int64_t shapes[4][4] = { { 3, 17, 19, 293 }, { 257, 1, 1, 1031 }, { 0, 31, 33, 64 }, { 9, 61, 67, 8 } };
   const int nthreads = th_pool3.num_threads;
   int t, f, m, sh, k;
   for (t = 0; t < 3; t++)
     for (f = 0; f < 2; f++)
       for (m = 0; m < 2; m++)
-        for (sh = 0; sh < 3; sh++) {
+        for (sh = 0; sh < 4; sh++) {
           const kf_dtype T = ts[t];
           const size_t es = kf_dtype_size(T);
           int64_t d[4], cd[1], numel, c, i;
@@ -396,15 +397,16 @@ static void check_in_place_threaded(void) {
 static void check_offsets(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
   /* NHWC dims; C a whole number of vectors (the sweep runs from dy's vector
-     boundary) and not; N*H*W above BLOCK rows so that a task has blocks */
-  static const int64_t shapes[3][4] = { { 2, 17, 19, 64 }, { 3, 11, 13, 40 }, { 1, 300, 1, 48 } };
+     boundary) and not, and C dividing a vector's lanes (pass 1's run); N*H*W
+     above BLOCK rows so that a task has blocks */
+  static const int64_t shapes[5][4] = { { 2, 17, 19, 64 }, { 3, 11, 13, 40 }, { 1, 300, 1, 48 }, { 2, 17, 19, 8 }, { 3, 11, 13, 16 } };
   static const size_t offs[4][2] = { { 4, 4 }, { 16, 16 }, { 32, 32 }, { 16, 48 } }; /* dy and x, dx */
   int t, f, m, sh, k, o;
   setenv("KFORGE_LLC", "64K", 1);
   for (t = 0; t < 3; t++)
     for (f = 0; f < 2; f++)
       for (m = 0; m < 2; m++)
-        for (sh = 0; sh < 3; sh++) {
+        for (sh = 0; sh < 5; sh++) {
           const kf_dtype T = ts[t];
           const size_t es = kf_dtype_size(T);
           int64_t d[4], cd[1], numel, c, i;

@@ -156,6 +156,51 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile4(const kfg_bngrad_bf16_n
   kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
   kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
 }
+/* Pass 1 over rows [r0, r1) for channels [c, c + 3 * KV_W). */
+static void kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile3(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
+  const int64_t C = t->C;
+  const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+  uint16_t *dx = t->dx + r0 * C + c;
+  int64_t r;
+  const kv_f m0 = kv_ldf(t->mean + c);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
+  const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
+  for (r = r0; r < r1; r++) {
+    {
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx, kv_mul(g, q0));
+    }
+    {
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + KV_W, kv_mul(g, q1));
+    }
+    {
+      const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + 2 * KV_W, kv_mul(g, q2));
+    }
+    dy += C;
+    x += C;
+    dx += C;
+  }
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+}
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile2(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
@@ -238,6 +283,86 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_pass1_tail(const kfg_bngrad_bf16_nc
 }
 #endif
 
+#if KV_W > 1
+/* Pass 1 over rows [r0, r1) where C divides KV_W: the rows as one run of
+   elements, KV_W / C rows a vector and 4 vectors an iteration, so
+   that narrow rows neither load half vectors nor chain one row an add.
+   Every vector has the lane pattern of channels i mod C (the coefficient
+   arrays are padded so); a channel's lanes are added at the end in lane
+   order. The grouping depends on r0 only, never on where the buffers start. */
+static void kfg_bngrad_bf16_nchw_infer__avx2_pass1_run(const kfg_bngrad_bf16_nchw_infer__avx2_ctx *t, int64_t r0, int64_t r1, float *ps, int first) {
+  const int64_t C = t->C, n = (r1 - r0) * C;
+  const uint16_t *dy = t->dy + r0 * C, *x = t->x + r0 * C;
+  const kv_f m = kv_ldf(t->mean);
+  uint16_t *dx = t->dx + r0 * C;
+  const kv_f q = kv_ldf(t->k1);
+  kv_f d0 = kv_zero(), p0 = kv_zero();
+  kv_f d1 = kv_zero(), p1 = kv_zero();
+  kv_f d2 = kv_zero(), p2 = kv_zero();
+  kv_f d3 = kv_zero(), p3 = kv_zero();
+  float lanes[KV_W];
+  int64_t e = 0, c, l;
+  for (; e + 4 * KV_W <= n; e += 4 * KV_W) {
+    {
+      const kv_f g = kv_ld(dy + e), xc = kv_sub(kv_ld(x + e), m);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + e, kv_mul(g, q));
+    }
+    {
+      const kv_f g = kv_ld(dy + e + KV_W), xc = kv_sub(kv_ld(x + e + KV_W), m);
+      d1 = kv_add(d1, g);
+      p1 = kv_add(p1, kv_mul(g, xc));
+      kv_st(dx + e + KV_W, kv_mul(g, q));
+    }
+    {
+      const kv_f g = kv_ld(dy + e + 2 * KV_W), xc = kv_sub(kv_ld(x + e + 2 * KV_W), m);
+      d2 = kv_add(d2, g);
+      p2 = kv_add(p2, kv_mul(g, xc));
+      kv_st(dx + e + 2 * KV_W, kv_mul(g, q));
+    }
+    {
+      const kv_f g = kv_ld(dy + e + 3 * KV_W), xc = kv_sub(kv_ld(x + e + 3 * KV_W), m);
+      d3 = kv_add(d3, g);
+      p3 = kv_add(p3, kv_mul(g, xc));
+      kv_st(dx + e + 3 * KV_W, kv_mul(g, q));
+    }
+  }
+  for (; e + KV_W <= n; e += KV_W) {
+    {
+      const kv_f g = kv_ld(dy + e), xc = kv_sub(kv_ld(x + e), m);
+      d0 = kv_add(d0, g);
+      p0 = kv_add(p0, kv_mul(g, xc));
+      kv_st(dx + e, kv_mul(g, q));
+    }
+  }
+  if (e < n) { /* whole rows: lanes past them load 0 (dy), the mean (x) and 0 (coef0: never 0 * inf) */
+    const kv_f g = kv_ldn(dy + e, n - e, kv_zero()), xc = kv_sub(kv_ldn(x + e, n - e, m), m);
+    d0 = kv_add(d0, g);
+    p0 = kv_add(p0, kv_mul(g, xc));
+    kv_stn(dx + e, kv_mul(g, q), n - e);
+  }
+  d0 = kv_add(d0, d1);
+  d0 = kv_add(d0, d2);
+  d0 = kv_add(d0, d3);
+  kv_stf(lanes, d0);
+  for (c = 0; c < C; c++) {
+    float s = lanes[c];
+    for (l = c + C; l < KV_W; l += C) s += lanes[l];
+    ps[0 + c] = first ? s : ps[0 + c] + s;
+  }
+  p0 = kv_add(p0, p1);
+  p0 = kv_add(p0, p2);
+  p0 = kv_add(p0, p3);
+  kv_stf(lanes, p0);
+  for (c = 0; c < C; c++) {
+    float s = lanes[c];
+    for (l = c + C; l < KV_W; l += C) s += lanes[l];
+    ps[C + c] = first ? s : ps[C + c] + s;
+  }
+}
+#endif
+
 /* Pass 1 over rows [r0, r1), every channel, row after row (the memory
    order): the 2 sums of each channel accumulate in acc ([2][C], zeroed
    here, L1-resident), in the same order of operations as a tile's. */
@@ -298,8 +423,15 @@ static void kfg_bngrad_bf16_nchw_infer__avx2_rows_pass1(void *ctx, size_t i) {
   for (b0 = r0; b0 < r1; b0 += rb) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
+#if KV_W > 1
+    if (KV_W % C == 0) { /* narrow rows: one run of whole vectors */
+      kfg_bngrad_bf16_nchw_infer__avx2_pass1_run(t, b0, b1, ps, first);
+      continue;
+    }
+#endif
     c = 0;
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile4(t, b0, b1, c, ps, first);
+    for (; c + 3 * KV_W <= C; c += 3 * KV_W) kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile3(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile2(t, b0, b1, c, ps, first);
     for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_infer__avx2_pass1_tile1(t, b0, b1, c, ps, first);
 #if KV_W > 1
@@ -425,7 +557,9 @@ void kfg_bngrad_bf16_nchw_infer__avx2(const void *args, const kfi_par *par) {
   if (c < C)
     kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
 #endif
+  for (c = C; c < CS; c++) k[c] = k[c - C]; /* padded as the mean: pass 1's run over narrow rows */
   for (c = 0; c < C; c++) k1[c] = k[c] * a->scale[c];
+  for (; c < CS; c++) k1[c] = k1[c - C];
   /* the mean, padded past C with the first channels again, on a vector
      boundary (the caller's may be anywhere): both passes read it */
   for (c = 0; c < C; c++) mx[c] = a->mean[c];

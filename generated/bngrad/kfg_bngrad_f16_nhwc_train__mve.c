@@ -235,6 +235,7 @@ void kfg_bngrad_f16_nhwc_train__mve(const void *args, const kfi_par *par) {
   if (c < C)
     kv_stfn(k + c, kv_div(kv_set1(1.0f), kv_sqrt(kv_add(kv_ldfn(a->var + c, C - c, kv_set1(1.0f)), kv_set1(a->epsilon)))), C - c);
 #endif
+  for (c = C; c < CS; c++) k[c] = k[c - C]; /* padded as the mean: pass 1's run over narrow rows */
 
   /* Pass 1 (and x_backprop for inference). */
   kfi_parallel_for(pp, kfg_bngrad_f16_nhwc_train__mve_rows_pass1, &t, (size_t)t.ntask);
