@@ -25,7 +25,8 @@
    Rapids). Batch norm's l1d: pass 1's sub-block of rows; its l2: the task
    grain (which also fixes the reduction partition); depthwise input's l2:
    the task grain and the channel chunks. The filter gradient sizes its
-   blocks at build time (knobs), so it has no such choice. */
+   pieces at build time (knobs); its l1d (the NHWC wide walker's gate) is
+   not a choice yet. */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
