@@ -11,10 +11,16 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__x86_64__)
+#include <emmintrin.h> /* clflush and mfence: SSE2, every x86-64 */
+#endif
+
 #define KFI_MS_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
 #define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
+#define KFI_MS_REPS_COLD 5       /* the same, cold: from DRAM, timings scatter more */
 #define KFI_MS_NOISE 0.03        /* a variant must beat the kept one by more than 3% */
 #define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
+#define KFI_MS_BUDGET_COLD_NS 150e6 /* the same, cold (the evictions count in it) */
 
 static double ms_now_ns(void) {
   struct timespec t;
@@ -28,8 +34,12 @@ typedef struct ms_bench {
   int nin, nout;
   void *base[2][KFI_MS_BUFS];         /* malloc'd blocks */
   unsigned char *ptr[2][KFI_MS_BUFS]; /* inputs, outputs, scratch at their offsets */
+  size_t bytes[2][KFI_MS_BUFS];      /* what each ptr spans (0: shared or none) */
   size_t scratch_max;
-  double spent, start;
+  double spent, start, budget;
+  int cold, reps;
+  unsigned char *evict;              /* cold without a cache-line flush: LLC-sized */
+  size_t evict_bytes;
 } ms_bench;
 
 static size_t ms_bytes_of(const kf_tensor_desc *d) {
@@ -77,6 +87,7 @@ static int ms_setup(ms_bench *b, const kf_tensor_desc *in, const kf_plan_options
       if (!bytes) continue;
       if (!(b->base[s][i] = malloc(bytes + 128))) return 0;
       b->ptr[s][i] = (unsigned char *)b->base[s][i] + (64 - (uintptr_t)b->base[s][i] % 64) + off;
+      b->bytes[s][i] = bytes;
       if (d && i < b->nin) ms_fill(b->ptr[s][i], d);
       else memset(b->ptr[s][i], 0, bytes);
     }
@@ -87,13 +98,76 @@ static void ms_teardown(ms_bench *b) {
   int s, i;
   for (s = 0; s < 2; s++)
     for (i = 0; i < KFI_MS_BUFS; i++) free(b->base[s][i]);
+  free(b->evict);
+}
+
+/* Cold: every buffer of set s leaves the caches (written back if dirty),
+   so the next run reads its inputs from DRAM and allocates its outputs'
+   lines again, as a call inside a model does. Where no flush instruction
+   is known, writing a buffer of 1.5x the last-level cache evicts them. */
+static void ms_evict(ms_bench *b, int s) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  int i;
+  for (i = 0; i < KFI_MS_BUFS; i++) {
+    const unsigned char *q = b->ptr[s][i], *end;
+    if (!b->bytes[s][i]) continue;
+    end = q + b->bytes[s][i];
+    q -= (uintptr_t)q % 64;
+    for (; q < end; q += 64) {
+#if defined(__x86_64__)
+      _mm_clflush(q);
+#else
+      __asm__ volatile("dc civac, %0" : : "r"(q) : "memory");
+#endif
+    }
+  }
+#if defined(__x86_64__)
+  _mm_mfence();
+#else
+  __asm__ volatile("dsb ish" : : : "memory");
+#endif
+#else
+  size_t k;
+  (void)s;
+  for (k = 0; b->evict && k < b->evict_bytes; k += 64) b->evict[k]++;
+#endif
+}
+
+/* Cold mode's state; 0 when its eviction buffer cannot be had. */
+static int ms_cold_setup(ms_bench *b) {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+  kfi_caches cc;
+  kfi_cpu_caches(&cc);
+  b->evict_bytes = (size_t)(cc.llc > 0 ? cc.llc : 32 << 20) / 2 * 3;
+  if (!(b->evict = calloc(b->evict_bytes, 1))) return 0;
+#endif
+  b->reps = KFI_MS_REPS_COLD;
+  b->budget = KFI_MS_BUDGET_COLD_NS;
+  return 1;
+}
+
+/* Raises scratch_max to the scratch of v under every combination of the
+   values of choices idx[j..nc) (the rule's value included). */
+static void ms_scratch_of_all(ms_bench *b, const kfi_plan *v, const int *idx, int nc, int j) {
+  const kfi_choice_def *c;
+  kfi_plan w = *v;
+  int k;
+  if (v->scratch_bytes > b->scratch_max) b->scratch_max = v->scratch_bytes;
+  if (j == nc) return;
+  c = &kfi_choices[idx[j]];
+  ms_scratch_of_all(b, v, idx, nc, j + 1);
+  for (k = 0; k < c->num_values; k++) {
+    kfi_choice_set(&w, c, c->values[k]);
+    ms_scratch_of_all(b, &w, idx, nc, j + 1);
+  }
 }
 
 /* The variant's time (sum over alignment sets of the best of the timed runs), or
-   a negative number when it failed. */
+   a negative number when it failed or needs more scratch than was allocated. */
 static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
   double total = 0;
   int s, r;
+  if (v->scratch_bytes > b->scratch_max) return -1;
   for (s = 0; s < b->nsets; s++) {
     const void *ins[KFI_MAX_INPUTS];
     void *outs[KFI_MAX_OUTPUTS];
@@ -106,19 +180,21 @@ static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
       if (!ins[i]) ins[i] = dummy;
     for (i = 0; i < b->nout; i++)
       if (!outs[i]) outs[i] = dummy;
-    for (r = 0; r <= KFI_MS_REPS; r++) { /* run 0 warms caches and pages */
-      double t0 = ms_now_ns(), t;
+    for (r = 0; r <= b->reps; r++) { /* run 0 warms caches and pages */
+      double t0, t;
+      if (r && b->cold) ms_evict(b, s);
+      t0 = ms_now_ns();
       if (kfg_families[v->family].exec(v, ins, outs, b->ptr[s][b->nin + b->nout], NULL) != KF_OK) return -1;
       t = ms_now_ns() - t0;
       if (r && (best < 0 || t < best)) best = t;
-      if (r && ms_now_ns() - b->start > KFI_MS_BUDGET_NS) break; /* at least one timed run */
+      if (r && ms_now_ns() - b->start > b->budget) break; /* at least one timed run */
     }
     total += best;
   }
   return total;
 }
 
-kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
+kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err) {
   int idx[KFI_MAX_CHOICES], nc = kfi_family_choices(p->family, idx), i, j;
   kfi_plan best = *p, v;
   double tbest;
@@ -128,30 +204,27 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   b.p = p;
   b.nin = p->num_inputs;
   b.nout = p->num_outputs;
-  /* Scratch for the largest variant: every fitting kernel under every value. */
+  b.reps = KFI_MS_REPS;
+  b.budget = KFI_MS_BUDGET_NS;
+  b.cold = cold;
+  /* Scratch for the largest variant: every fitting kernel under every
+     combination of values (the descent combines them), and the rule's. */
+  b.scratch_max = p->scratch_bytes;
   for (i = 0; i < kfg_registry_count; i++) {
     if (!kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
     v = *p;
     kfi_use_kernel(&v, &kfg_registry[i]);
-    if (v.scratch_bytes > b.scratch_max) b.scratch_max = v.scratch_bytes;
-    for (j = 0; j < nc; j++) {
-      int k;
-      kfi_plan w = v;
-      for (k = 0; k < kfi_choices[idx[j]].num_values; k++) {
-        kfi_choice_set(&w, &kfi_choices[idx[j]], kfi_choices[idx[j]].values[k]);
-        if (w.scratch_bytes > b.scratch_max) b.scratch_max = w.scratch_bytes;
-      }
-    }
+    ms_scratch_of_all(&b, &v, idx, nc, 0);
   }
   b.start = ms_now_ns();
   best.magic = KFI_PLAN_MAGIC;
-  if (!ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best)) < 0) {
+  if ((cold && !ms_cold_setup(&b)) || !ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best)) < 0) {
     ms_teardown(&b);
     return KF_OK; /* no memory (or the rule's variant failed): the rule stands */
   }
   /* Coordinate descent: the kernel first (under the rule's values), then
      each parameter in turn under the best so far. */
-  for (i = 0; i < kfg_registry_count && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; i++) {
+  for (i = 0; i < kfg_registry_count && ms_now_ns() - b.start < b.budget; i++) {
     double t;
     if (&kfg_registry[i] == best.kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
     v = best;
@@ -161,7 +234,7 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   for (j = 0; j < nc; j++) {
     const kfi_choice_def *c = &kfi_choices[idx[j]];
     int k;
-    for (k = 0; k < c->num_values && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; k++) {
+    for (k = 0; k < c->num_values && ms_now_ns() - b.start < b.budget; k++) {
       double t;
       if (c->values[k] == kfi_choice_get(&best, c)) continue;
       v = best;
@@ -189,8 +262,8 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   return KF_OK;
 }
 #else
-kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
-  (void)p, (void)in, (void)opt, (void)err;
+kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err) {
+  (void)p, (void)in, (void)opt, (void)cold, (void)err;
   return KF_OK; /* no clock or heap: the rule stands */
 }
 #endif

@@ -293,21 +293,24 @@ static const char *wz_wisdom_env(void) {
   return v && *v ? v : NULL;
 }
 
-/* KFORGE_PLAN: 1 measure, 0 rule (or unset), -1 anything else. */
+/* KFORGE_PLAN: KF_PLAN_MEASURE or KF_PLAN_MEASURE_COLD, 0 for rule (or
+   unset), -1 anything else. */
 static int wz_plan_env(void) {
   const char *v = getenv("KFORGE_PLAN");
   if (!v || !*v || !strcmp(v, "rule")) return 0;
-  return !strcmp(v, "measure") ? 1 : -1;
+  if (!strcmp(v, "measure")) return KF_PLAN_MEASURE;
+  return !strcmp(v, "measure-cold") ? KF_PLAN_MEASURE_COLD : -1;
 }
 
 kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
   char why[160];
   wz_entry e, *w;
-  int load, env = wz_plan_env(), measure;
+  int load, env = wz_plan_env(), mode, measure;
   if (env < 0)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "env.plan", "KFORGE_PLAN=\"%.40s\" is no plan mode: use measure or rule, or unset it",
-                    getenv("KFORGE_PLAN"));
-  measure = opt && opt->measure ? opt->measure == KF_PLAN_MEASURE : env == 1;
+    return kfi_fail(err, KF_INVALID_ARGUMENT, "env.plan",
+                    "KFORGE_PLAN=\"%.40s\" is no plan mode: use measure, measure-cold or rule, or unset it", getenv("KFORGE_PLAN"));
+  mode = opt && opt->measure ? opt->measure : env;
+  measure = mode == KF_PLAN_MEASURE || mode == KF_PLAN_MEASURE_COLD;
   if (opt && opt->measure == KF_PLAN_RULE) return KF_OK; /* the rule alone, wisdom or not */
   WZ_LOCK();
   load = !wz_env_loaded;
@@ -336,7 +339,7 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
   }
   pthread_mutex_unlock(&wz_lock);
   if (!measure) return KF_OK;
-  kfi_measure(p, in, opt, err);
+  kfi_measure(p, in, opt, mode == KF_PLAN_MEASURE_COLD, err);
   p->source = KF_PLAN_BY_MEASURE;
   kfi_choices_str(p, e.plan, sizeof e.plan);
   WZ_LOCK();

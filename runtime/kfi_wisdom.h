@@ -51,7 +51,8 @@ int kfi_choices_apply(kfi_plan *p, const char *s, const kf_plan_options *opt, ch
 /* After the rule chose (kf_plan.c): wisdom, then measuring when asked. */
 kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);
 /* Times the variants of p on its own shapes and applies the best
-   (kf_measure.c); the rule's variant stays unless one beats it beyond noise. */
-kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);
+   (kf_measure.c); the rule's variant stays unless one beats it beyond noise.
+   cold: the call's buffers are evicted from the caches before each timed run. */
+kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err);
 
 #endif

@@ -155,8 +155,10 @@ typedef struct kf_plan_options {
   /* Fields added later stay at the end, so that a zeroed struct (= {0})
      keeps meaning "the rule" for every version. */
   /* KF_PLAN_MEASURE: time the candidates unless wisdom knows the call
-     (docs/tuning.md); KF_PLAN_RULE: the rule alone, no wisdom; 0: as
-     KFORGE_PLAN says (measure, rule or unset: wisdom, else the rule). */
+     (docs/tuning.md); KF_PLAN_MEASURE_COLD: the same, the call's buffers
+     evicted from the caches before each timed run, as a model's calls
+     find them; KF_PLAN_RULE: the rule alone, no wisdom; 0: as KFORGE_PLAN
+     says (measure, measure-cold, rule or unset: wisdom, else the rule). */
   int measure;
   /* Measuring: the call's own buffers, every input then every output in
      TF order (kf_op_num_inputs + kf_op_num_outputs pointers, NULL for
@@ -168,6 +170,7 @@ typedef struct kf_plan_options {
 
 #define KF_PLAN_MEASURE 1
 #define KF_PLAN_RULE 2
+#define KF_PLAN_MEASURE_COLD 3
 
 /* Validates the call (TF's rules, in TF's order) and selects the kernel.
    inputs[] are in TF order (kf_op_input_name). */
@@ -188,9 +191,9 @@ const char *kf_plan_choices(const kf_plan *plan, char *buf, size_t n);
 /* Measured choices, kept per process and in text files (docs/tuning.md).
    Entries are keyed by CPU, build and call; kf_plan_op uses a matching
    entry before the rule. KFORGE_WISDOM=FILE imports FILE on the first plan
-   and adds each new measurement to it; KFORGE_PLAN=measure|rule sets the
-   default of kf_plan_options.measure. Import reads the whole file or
-   nothing: a corrupt file fails (rule "wisdom.corrupt") and plans keep the
+   and adds each new measurement to it; KFORGE_PLAN=measure|measure-cold|rule
+   sets the default of kf_plan_options.measure. Import reads the whole file
+   or nothing: a corrupt file fails (rule "wisdom.corrupt") and plans keep the
    rule; foreign or stale entries are skipped with one line on stderr.
    Export merges into FILE under a lock (entries of other CPUs and builds
    are kept) and replaces it atomically. Measuring and wisdom allocate (the

@@ -489,6 +489,48 @@ static void caller_buffers(call *k) {
   kf_wisdom_forget();
 }
 
+/* Cold measuring (KF_PLAN_MEASURE_COLD, KFORGE_PLAN=measure-cold): it
+   measures, its plan computes the reference's result, and its entry is
+   the call's one entry, which the warm mode and the rule-with-wisdom use. */
+static void cold_mode(call *k, const char *what) {
+  kf_plan_options o;
+  kf_plan p, q;
+  kf_error err;
+  char a[300], b[300];
+  const void *bufs[11]; /* bngrad's 6 inputs and 5 outputs; dwbpi uses 4 */
+  unsigned char *raw = malloc(1 << 12);
+  int i;
+  kf_wisdom_forget();
+  if (!th_check(plan(k, &p, KF_PLAN_MEASURE_COLD, &err) == KF_OK, "%s cold: measured plan (%s)", what, err.message)) {
+    free(raw);
+    return;
+  }
+  th_check(kf_plan_source(&p) == KF_PLAN_BY_MEASURE && kf_wisdom_count() == 1, "%s cold: measured, one entry", what);
+  run_ok(k, &p, what);
+  th_check(plan(k, &q, KF_PLAN_MEASURE, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_WISDOM &&
+               !strcmp(kf_plan_choices(&p, a, sizeof a), kf_plan_choices(&q, b, sizeof b)) && kf_wisdom_count() == 1,
+           "%s cold: the same key as warm, not measured again (%s / %s)", what, a, b);
+  th_check(plan(k, &q, 0, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_WISDOM, "%s cold: the default uses it", what);
+  kf_wisdom_forget();
+  setenv("KFORGE_PLAN", "measure-cold", 1);
+  th_check(plan(k, &q, 0, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_MEASURE, "%s: KFORGE_PLAN=measure-cold measures",
+           what);
+  run_ok(k, &q, what);
+  unsetenv("KFORGE_PLAN");
+  /* The caller's alignments, an output in place of an input: evicted once. */
+  for (i = 0; i < 11; i++) bufs[i] = raw + 8 * (i % 3);
+  if (k->op == KF_OP_FUSED_BATCH_NORM_GRAD_V3) bufs[6] = bufs[0];
+  memset(&o, 0, sizeof o);
+  o.measure = KF_PLAN_MEASURE_COLD;
+  o.buffers = bufs;
+  kf_wisdom_forget();
+  th_check(kf_plan_op(&q, k->op, &k->a, k->in, k->nin, &o, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_MEASURE,
+           "%s cold: measured at the caller's alignments", what);
+  run_ok(k, &q, what);
+  free(raw);
+  kf_wisdom_forget();
+}
+
 /* Two processes measure different calls and export to one file. */
 static void two_writers(void) {
   char path[512], text[65536];
@@ -522,7 +564,7 @@ static void two_writers(void) {
 }
 
 int main(void) {
-  call b, b2, d, d2, f, f2;
+  call b, b2, b3, d, d2, f, f2;
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/kforge-wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
@@ -535,6 +577,7 @@ int main(void) {
   dw_call(&d, 2, 9, 24, 1);
   dw_call(&d2, 1, 11, 16, 2);
   bn_call(&b2, 2, 8, 160); /* C wider than two AVX-512 tiles: the llc choice switches the sweep */
+  bn_call(&b3, 16, 6, 192);
   bf_call(&f, 2, 9, 24, 1);
   bf_call(&f2, 1, 11, 40, 2);
   rule_by_default(&b, "bngrad");
@@ -553,9 +596,14 @@ int main(void) {
   foreign_stale_corrupt(&b);
   env_mode(&d);
   caller_buffers(&b);
+  cold_mode(&b, "bngrad");
+  cold_mode(&b3, "bngrad 16x6x6x192"); /* combined choices once needed more scratch than any one */
+  cold_mode(&d2, "dwbpi s2");
+  cold_mode(&f, "dwbpf");
   two_writers();
   free_call(&b);
   free_call(&b2);
+  free_call(&b3);
   free_call(&d);
   free_call(&d2);
   free_call(&f);
