@@ -931,6 +931,16 @@ p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis, "--com
 rows = [x for x in p.stdout.splitlines() if "| rule " in x and "| measured plan " in x]
 check(p.returncode == 0 and len(rows) == len(lines) and "rule/measured" in p.stdout.splitlines()[-2],
       "tune --compare: the rule's plan timed beside the measured one, per call and in total", p.stdout[-400:] + p.stderr)
+wis_cold = os.path.join(WORK, "kws-cold.wisdom")
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis_cold, "--cold", "--compare"],
+                   capture_output=True, text=True, timeout=300, env=env)
+cold_lines = [x for x in p.stdout.splitlines() if " ms " in x and "| rule " not in x]
+text = open(wis_cold).read() if os.path.exists(wis_cold) else ""
+check(p.returncode == 0 and len(cold_lines) == len(lines) and any(" measured " in x for x in cold_lines) and
+      len([x for x in text.splitlines() if x.startswith("cpu=")]) == len(entries) and
+      "cold runs" in p.stdout.splitlines()[-2],
+      "tune --cold --compare: every call measured cold, the same entries, cold timings compared",
+      p.stdout[-400:] + p.stderr)
 # The plan of a call the wisdom knows comes from it (the reuse step of docs/tuning.md's three commands).
 rs = np.random.RandomState(27)
 kin = {"y_backprop": rs.uniform(-1, 1, (1, 25, 5, 64)), "x": rs.uniform(-1, 1, (1, 25, 5, 64)),

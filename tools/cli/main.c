@@ -19,6 +19,7 @@
 #include "kforge.h"
 #include "npy.h"
 #include "record.h"
+#include "profile.h"
 #include "tune.h"
 
 #include <errno.h>
@@ -62,15 +63,21 @@ static const char USAGE[] =
     "      the same for each line of standard input (the arguments above,\n"
     "      blank-separated; --name LABEL may name a call); a line that fails\n"
     "      prints { error = \"...\", rule = \"...\" } and the exit status is 1\n"
-    "  kforge tune --batch [--threads N] [--out FILE] [--compare]\n"
+    "  kforge tune --batch [--threads N] [--out FILE] [--compare] [--cold]\n"
     "      plan each call of standard input (plan --batch's lines) in measured\n"
     "      mode and write their wisdom to FILE (default: $KFORGE_WISDOM, else\n"
     "      kforge.wisdom); --compare also times each call's rule plan beside its\n"
-    "      measured plan; docs/tuning.md\n"
-    "  kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]\n"
+    "      measured plan; --cold measures (and compares) with the call's buffers\n"
+    "      evicted from the caches before each run, as in a model; docs/tuning.md\n"
+    "  kforge tune --manifest FILE [--batch-size N] [--threads N] [--out FILE]\n"
+    "              [--compare] [--cold]\n"
     "      the same for every call of a model manifest (specs/models/*.lua),\n"
     "      read by lua5.4 tools/tune_calls.lua (the source tree; $KFORGE_LUA,\n"
-    "      $KFORGE_ROOT); default FILE: <manifest name>.wisdom\n"
+    "      $KFORGE_ROOT), at batch N if given; default FILE: <manifest name>.wisdom\n"
+    "  kforge profile --manifest FILE [--batch-size N] [--top K] | --batch [--top K]\n"
+    "      time every call (planned by the rule or KFORGE_WISDOM) on 1 thread,\n"
+    "      warm and cold, against its DRAM floor (bytes over a measured copy\n"
+    "      bandwidth); sums by op and kernel, the calls holding the gap\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -630,6 +637,12 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "tune") == 0) {
     char msg[1024];
     int rc = kf_cli_tune(argc, argv, msg, sizeof msg);
+    if (rc) return error_line(rc, "%s", msg);
+    return finish_stdout();
+  }
+  if (strcmp(cmd, "profile") == 0) {
+    char msg[1024];
+    int rc = kf_cli_profile(argc, argv, msg, sizeof msg);
     if (rc) return error_line(rc, "%s", msg);
     return finish_stdout();
   }

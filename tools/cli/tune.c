@@ -1,9 +1,11 @@
 /*
-** tune.c -- `kforge tune --batch | --manifest FILE [--threads N] [--out FILE]
-** [--compare]`: plans every call (plan --batch's lines on stdin, or a model
-** manifest's, which lua5.4 tools/tune_calls.lua writes so) in measured mode
-** (docs/tuning.md) and writes the wisdom, so that later runs (C, Python, TF
-** ops with KFORGE_WISDOM) plan those calls as measured without measuring.
+** tune.c -- `kforge tune --batch | --manifest FILE [--batch-size N]
+** [--threads N] [--out FILE] [--compare] [--cold]`: plans every call (plan
+** --batch's lines on stdin, or a model manifest's, at batch N if given, which
+** lua5.4 tools/tune_calls.lua writes so) in measured mode (--cold:
+** KF_PLAN_MEASURE_COLD, as a model's calls find their data; docs/tuning.md)
+** and writes the wisdom, so that later runs (C, Python, TF ops with
+** KFORGE_WISDOM) plan those calls as measured without measuring.
 */
 #include "tune.h"
 
@@ -16,6 +18,10 @@
 #include <unistd.h>
 
 #include "call.h"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* A small persistent pool for --threads (kf_threads' contract). */
 typedef struct pool {
@@ -71,7 +77,7 @@ static void parallel_for(void *pl, kf_task_fn task, void *ctx, size_t n) {
   pthread_mutex_unlock(&p->mu);
 }
 
-static double now_s(void) {
+double kfc_now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -82,16 +88,37 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median ms of REPS runs of a plan (after one warm-up), buffers 64-byte
-   aligned as TF's allocator gives them; -1 when it cannot run. */
-#define REPS 15
-static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in) {
+/* Cold: the buffers leave every cache before a timed run (as in
+   runtime/kf_measure.c); elsewhere than x86-64 and AArch64 they stay. */
+static void evict(void *const *bufs, const size_t *bytes, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    const unsigned char *q = bufs[i], *end;
+    if (!q) continue;
+    end = q + bytes[i];
+    for (q -= (uintptr_t)q % 64; q < end; q += 64) {
+#if defined(__x86_64__)
+      _mm_clflush(q);
+#elif defined(__aarch64__)
+      __asm__ volatile("dc civac, %0" : : "r"(q) : "memory");
+#endif
+    }
+  }
+#if defined(__x86_64__)
+  _mm_mfence();
+#elif defined(__aarch64__)
+  __asm__ volatile("dsb ish" : : : "memory");
+#endif
+}
+
+double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
   int nin = kf_op_num_inputs(op), nout = kf_plan_num_outputs(plan), i, r;
   void *bufs[2 * KFC_MAX_IO + 1] = { 0 };
+  size_t sizes[2 * KFC_MAX_IO + 1] = { 0 };
   const void *ins[KFC_MAX_IO];
   void *outs[KFC_MAX_IO];
   size_t sb = kf_plan_scratch_bytes(plan);
-  double t[REPS], med = -1;
+  double t[KFC_REPS], med = -1;
   int ok = nin <= KFC_MAX_IO && nout <= KFC_MAX_IO;
   for (i = 0; ok && i < nin + nout + 1; i++) {
     const kf_tensor_desc *d = i < nin ? &in[i] : i < nin + nout ? kf_plan_output_desc(plan, i - nin) : NULL;
@@ -101,20 +128,23 @@ static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in)
     if (d && d->host_data) bytes = 0;
     if (!bytes) continue;
     if (posix_memalign(&bufs[i], 64, bytes)) { bufs[i] = NULL; ok = 0; break; }
+    sizes[i] = bytes;
     memset(bufs[i], 0, bytes);
     if (i < nin && d->dtype == KF_FLOAT)
       for (k = 0; k < bytes / 4; k++) ((float *)bufs[i])[k] = 0.5f + (float)(k % 97) / 97.0f;
   }
   for (i = 0; ok && i < nin; i++) ins[i] = bufs[i];
   for (i = 0; ok && i < nout; i++) outs[i] = bufs[nin + i];
-  for (r = 0; ok && r <= REPS; r++) {
-    double t0 = now_s();
+  for (r = 0; ok && r <= KFC_REPS; r++) {
+    double t0;
+    if (r && cold) evict(bufs, sizes, nin + nout + 1);
+    t0 = kfc_now_s();
     if (kf_execute(plan, ins, outs, bufs[nin + nout], sb, NULL) != KF_OK) ok = 0;
-    if (r) t[r - 1] = 1e3 * (now_s() - t0);
+    if (r) t[r - 1] = 1e3 * (kfc_now_s() - t0);
   }
   if (ok) {
-    qsort(t, REPS, sizeof t[0], cmp_double);
-    med = t[REPS / 2];
+    qsort(t, KFC_REPS, sizeof t[0], cmp_double);
+    med = t[KFC_REPS / 2];
   }
   for (i = 0; i < nin + nout + 1; i++) free(bufs[i]);
   return med;
@@ -122,7 +152,7 @@ static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in)
 
 /* Plans one call in measured mode; 0, or -1 with msg. With compare, also
    times the rule's plan and the measured one (sum[0], sum[1] += ms). */
-static int tune_call(const kfc_call *c, const kf_threads *th, int compare, double *sum, char *msg, size_t n) {
+static int tune_call(const kfc_call *c, const kf_threads *th, int compare, int cold, double *sum, char *msg, size_t n) {
   const char *label = c->name;
   kf_plan_options opt;
   kf_plan plan;
@@ -132,13 +162,13 @@ static int tune_call(const kfc_call *c, const kf_threads *th, int compare, doubl
   int k;
   double t0;
   memset(&opt, 0, sizeof opt);
-  opt.measure = KF_PLAN_MEASURE;
+  opt.measure = cold ? KF_PLAN_MEASURE_COLD : KF_PLAN_MEASURE;
   opt.threads = th;
-  t0 = now_s();
+  t0 = kfc_now_s();
   if (kf_plan_op(&plan, c->op, &c->attrs, c->in, c->num_inputs, &opt, &err) != KF_OK)
     return snprintf(msg, n, "%s: %s", label, err.message), -1;
   k = kf_plan_source(&plan);
-  printf("%-44s %7.1f ms  %-8s %s\n", label, 1e3 * (now_s() - t0), k >= 0 && k <= 2 ? how[k] : "?",
+  printf("%-44s %7.1f ms  %-8s %s\n", label, 1e3 * (kfc_now_s() - t0), k >= 0 && k <= 2 ? how[k] : "?",
          kf_plan_choices(&plan, choices, sizeof choices));
   if (compare) {
     kf_plan rule;
@@ -146,16 +176,15 @@ static int tune_call(const kfc_call *c, const kf_threads *th, int compare, doubl
     opt.measure = KF_PLAN_RULE;
     if (kf_plan_op(&rule, c->op, &c->attrs, c->in, c->num_inputs, &opt, &err) != KF_OK)
       return snprintf(msg, n, "%s: %s", label, err.message), -1;
-    tr = time_plan(&rule, c->op, c->in);
-    tm = time_plan(&plan, c->op, c->in);
+    tr = kfc_time_plan(&rule, c->op, c->in, cold);
+    tm = kfc_time_plan(&plan, c->op, c->in, cold);
     if (tr > 0 && tm > 0) sum[0] += tr, sum[1] += tm;
     printf("    | rule %.4f ms | measured plan %.4f ms | rule/measured %.2f |\n", tr, tm, tm > 0 ? tr / tm : 0.0);
   }
   return 0;
 }
 
-/* All of f, NUL-terminated, malloc'd; NULL when out of memory. */
-static char *read_all(FILE *f) {
+char *kfc_read_all(FILE *f) {
   size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap), *nb;
   while (buf) {
@@ -190,7 +219,7 @@ static int sh_quote(char *buf, size_t n, const char *s) {
    one come from lua5.4 tools/tune_calls.lua in kforge's source tree
    ($KFORGE_ROOT, else the directory above the CLI's, else the current
    one). The calls as text, or NULL with msg. */
-static char *manifest_calls(const char *argv0, const char *manifest, char *msg, size_t n) {
+char *kfc_manifest_calls(const char *argv0, const char *manifest, int batch_size, char *msg, size_t n) {
   const char *lua = getenv("KFORGE_LUA"), *root = getenv("KFORGE_ROOT");
   char script[1024], cmd[4096], q[3][1100];
   char *out;
@@ -207,11 +236,12 @@ static char *manifest_calls(const char *argv0, const char *manifest, char *msg, 
   if (!lua || !*lua) lua = "lua5.4";
   if (!sh_quote(q[0], sizeof q[0], lua) || !sh_quote(q[1], sizeof q[1], script) || !sh_quote(q[2], sizeof q[2], manifest))
     return snprintf(msg, n, "tune --manifest: a path too long"), NULL;
-  snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", q[0], q[1], q[2]);
+  if (batch_size > 0) snprintf(cmd, sizeof cmd, "%s %s --batch %d %s 2>&1", q[0], q[1], batch_size, q[2]);
+  else snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", q[0], q[1], q[2]);
   fflush(stdout);
   FILE *p = popen(cmd, "r");
   if (!p) return snprintf(msg, n, "tune --manifest: cannot start %s", lua), NULL;
-  out = read_all(p);
+  out = kfc_read_all(p);
   st = pclose(p);
   if (out && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) return out;
   if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
@@ -227,13 +257,14 @@ static char *manifest_calls(const char *argv0, const char *manifest, char *msg, 
   return NULL;
 }
 
-#define TUNE_USAGE "usage: kforge tune --batch | --manifest FILE [--threads N] [--out FILE] [--compare]"
+#define TUNE_USAGE \
+  "usage: kforge tune --batch | --manifest FILE [--batch-size N] [--threads N] [--out FILE] [--compare] [--cold]"
 
 int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   const char *manifest = NULL, *out = getenv("KFORGE_WISDOM");
   char def_out[512], *text, *line, *next;
   static kfc_call call; /* large */
-  int ncalls = 0, threads = 1, i, rc = 0, compare = 0, batch = 0;
+  int ncalls = 0, threads = 1, i, rc = 0, compare = 0, batch = 0, cold = 0, batch_size = 0;
   double sum[2] = { 0, 0 };
   pool p;
   kf_threads th;
@@ -245,6 +276,8 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--compare")) compare = 1;
+    else if (!strcmp(argv[i], "--cold")) cold = 1;
+    else if (!strcmp(argv[i], "--batch-size") && i + 1 < argc && (batch_size = atoi(argv[++i])) > 0) continue;
     else return snprintf(msg, n, TUNE_USAGE), 2;
   }
   if (!manifest == !batch) return snprintf(msg, n, TUNE_USAGE), 2;
@@ -257,7 +290,8 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     out = def_out;
   }
   if (!out || !*out) out = "kforge.wisdom";
-  text = manifest ? manifest_calls(argv[0], manifest, msg, n) : read_all(stdin);
+  if (batch_size && !manifest) return snprintf(msg, n, "--batch-size goes with --manifest\n" TUNE_USAGE), 2;
+  text = manifest ? kfc_manifest_calls(argv[0], manifest, batch_size, msg, n) : kfc_read_all(stdin);
   if (!text) {
     if (!manifest) snprintf(msg, n, "tune --batch: out of memory");
     return 1;
@@ -276,7 +310,7 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     snprintf(msg, n, "%s", err.message);
     rc = 1;
   }
-  t0 = now_s();
+  t0 = kfc_now_s();
   for (line = text, i = 1; line && *line && rc == 0; line = next, i++) {
     char *words[256], label[160];
     const char *rule;
@@ -290,15 +324,19 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
       break;
     }
     if (!call.name[0]) snprintf(call.name, sizeof call.name, "line %d", i);
-    if (tune_call(&call, threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
+    if (tune_call(&call, threads > 1 ? &th : NULL, compare, cold, sum, msg, n) != 0) rc = 1;
     ncalls++;
   }
   if (rc == 0 && ncalls == 0) snprintf(msg, n, "%s: no calls", manifest ? manifest : "tune --batch"), rc = 1;
   if (rc == 0) {
-    if (!compare) printf("%d calls planned in %.2f s (%d thread%s)\n", ncalls, now_s() - t0, threads, threads > 1 ? "s" : "");
+    if (!compare)
+      printf("%d calls planned%s in %.2f s (%d thread%s)\n", ncalls, cold ? " cold" : "", kfc_now_s() - t0, threads,
+             threads > 1 ? "s" : "");
     else
-      printf("%d calls: rule's plans %.3f ms, measured plans %.3f ms, rule/measured %.3f (medians of %d runs, %d thread%s)\n",
-             ncalls, sum[0], sum[1], sum[1] > 0 ? sum[0] / sum[1] : 0.0, REPS, threads, threads > 1 ? "s" : "");
+      printf("%d calls: rule's plans %.3f ms, measured plans %.3f ms, rule/measured %.3f (medians of %d %s runs, %d "
+             "thread%s)\n",
+             ncalls, sum[0], sum[1], sum[1] > 0 ? sum[0] / sum[1] : 0.0, KFC_REPS, cold ? "cold" : "warm", threads,
+             threads > 1 ? "s" : "");
     if (kf_wisdom_export(out, &err) != KF_OK) snprintf(msg, n, "%s", err.message), rc = 1;
     else printf("wisdom written to %s (%d entries of this process)\n", out, kf_wisdom_count());
   }
