@@ -9,6 +9,7 @@ exits non-zero on failures. Needs numpy (hence /usr/bin/python3).
 import fcntl
 import io
 import os
+import re
 import resource
 import select
 import shutil
@@ -941,6 +942,32 @@ check(p.returncode == 0 and len(cold_lines) == len(lines) and any(" measured " i
       "cold runs" in p.stdout.splitlines()[-2],
       "tune --cold --compare: every call measured cold, the same entries, cold timings compared",
       p.stdout[-400:] + p.stderr)
+wis_b3 = os.path.join(WORK, "kws-b3.wisdom")
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--batch-size", "3", "--out", wis_b3], capture_output=True,
+                   text=True, timeout=300, env=env)
+calls_b3 = [x.split("\t")[2] for x in (open(wis_b3).read() if os.path.exists(wis_b3) else "").splitlines()
+            if x.startswith("cpu=")]
+check(p.returncode == 0 and calls_b3 and all("3x25x5x" in x and "1x25x5x" not in x for x in calls_b3) and
+      len(calls_b3) == len(entries),
+      "tune --batch-size 3: every call planned at batch 3", p.stdout[-400:] + p.stderr + str(calls_b3[:2]))
+p = subprocess.run([KFORGE, "tune", "--batch", "--batch-size", "3"], input="", capture_output=True, text=True,
+                   timeout=60, env=env)
+check(p.returncode == 2 and "--batch-size goes with --manifest" in p.stderr, "tune --batch-size without a manifest: usage",
+      p.stderr)
+# profile: every call timed warm and cold against its floor, sums, the summary line
+p = subprocess.run([KFORGE, "profile", "--manifest", manifest, "--batch-size", "2", "--top", "3"], capture_output=True,
+                   text=True, timeout=300, env=env)
+rows = [x for x in p.stdout.splitlines() if x.startswith("kws_dscnn/") and x.rstrip().endswith("x")]
+summary = p.stdout.splitlines()[-1] if p.stdout else ""
+m = re.search(r"(\d+) calls, 1 thread: cold ([0-9.]+) ms, warm ([0-9.]+) ms, DRAM floor ([0-9.]+) ms", summary)
+check(p.returncode == 0 and m and int(m.group(1)) == len(lines) and len(rows) == len(lines) and
+      sum("us over a floor of" in x for x in p.stdout.splitlines()) == 3 and
+      float(m.group(4)) > 0 and float(m.group(2)) > 0 and "by op" in p.stdout and "by kernel" in p.stdout,
+      "profile: every call warm and cold against its DRAM floor, sums by op and kernel, the top 3",
+      p.stdout[-600:] + p.stderr)
+p = subprocess.run([KFORGE, "profile", "--manifest", manifest, "--frob"], capture_output=True, text=True, timeout=60,
+                   env=env)
+check(p.returncode == 2 and "usage: kforge profile" in p.stderr, "profile: usage", p.stderr)
 # The plan of a call the wisdom knows comes from it (the reuse step of docs/tuning.md's three commands).
 rs = np.random.RandomState(27)
 kin = {"y_backprop": rs.uniform(-1, 1, (1, 25, 5, 64)), "x": rs.uniform(-1, 1, (1, 25, 5, 64)),
