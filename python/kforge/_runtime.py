@@ -646,15 +646,25 @@ def cache_info() -> Dict[str, int]:
 
 
 _SOURCES = {0: "rule", 1: "wisdom", 2: "measure"}
-#: The package-wide plan mode (kforge.wisdom.set_mode): 0 as KFORGE_PLAN says, 1 measure, 2 rule.
+#: The package-wide plan mode (kforge.wisdom.set_mode): 0 as KFORGE_PLAN says, 1 measure, 2 rule,
+#: 3 measure cold (kf_plan_options.measure's values).
 _mode = [0]
 
 
+def _measure_mode(measure: Any) -> int:
+    """kf_plan_options.measure for plan(..., measure=...): True, False or "cold"."""
+    if measure == "cold":
+        return 3
+    if isinstance(measure, bool):
+        return 1 if measure else 2
+    raise ValueError("measure must be True, False or \"cold\", not %r" % (measure,))
+
+
 def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
-              measure: Optional[bool] = None) -> Tuple[Plan, List[np.ndarray]]:
+              measure: Any = None) -> Tuple[Plan, List[np.ndarray]]:
     arrays, sig = _prepare(op, inputs)
     n = 1 if threads is None else _norm_threads(threads)
-    mode = _mode[0] if measure is None else (1 if measure else 2)
+    mode = _mode[0] if measure is None else _measure_mode(measure)
     key = (op.code, sig, _attr_key(attrs), n, mode)
     with _cache_lock:
         p = _cache.get(key)
@@ -699,7 +709,9 @@ def plan(op_name: str, **kwargs: Any) -> Plan:
     .output_dtypes), .scratch_bytes and .threads, and runs calls of the same signature:
     p(y_backprop=..., ...) or p(dy, x, ...). Plans come from (and go into) the plan cache.
     measure=True times the candidate kernels and plan-time parameters on this call's shapes
-    (unless wisdom knows the call), measure=False keeps the rule alone; by default the
+    (unless wisdom knows the call), measure="cold" the same with the call's buffers evicted
+    from the caches before each timed run (as a model's calls find their data),
+    measure=False keeps the rule alone; by default the
     package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure"."""
     from ._ops import OPS
     op = OPS.get(op_name)

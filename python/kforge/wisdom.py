@@ -7,7 +7,9 @@ file, over the C library's kf_wisdom_* calls.
     kforge.wisdom.save("model.wisdom")    # merged into the file, atomically
     kforge.wisdom.load("model.wisdom")    # later, in another process: plans use it
 
-KFORGE_PLAN=measure and KFORGE_WISDOM=FILE do the same from the environment.
+KFORGE_PLAN=measure and KFORGE_WISDOM=FILE do the same from the environment;
+set_mode("measure-cold") (KFORGE_PLAN=measure-cold) times with the call's buffers
+evicted from the caches before each run, as a model's calls find their data.
 """
 import ctypes
 import os
@@ -18,11 +20,12 @@ from ._native import lib
 
 __all__ = ["set_mode", "mode", "load", "save", "forget", "count"]
 
-_MODES = {"default": 0, "measure": 1, "rule": 2}
+_MODES = {"default": 0, "measure": 1, "rule": 2, "measure-cold": 3}
 
 
 def set_mode(mode_name: str) -> None:
-    """"measure": new plans time their candidates (unless wisdom knows the call); "rule": the
+    """"measure": new plans time their candidates (unless wisdom knows the call);
+    "measure-cold": the same, each timed run's buffers evicted from the caches first; "rule": the
     rule alone, wisdom ignored; "default": wisdom when it knows the call, else as KFORGE_PLAN
     says. kforge.plan(..., measure=...) overrides it for one plan."""
     if mode_name not in _MODES:

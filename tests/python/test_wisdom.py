@@ -79,6 +79,30 @@ def test_corrupt_file_is_a_clear_error(tmp_path):
     assert kforge.last_plan().source == "rule"
 
 
+def test_cold_measure_and_mode():
+    """measure="cold" and set_mode("measure-cold") measure with the buffers evicted; the entry
+    is the call's one entry (the warm mode finds it) and the results stay exact."""
+    rng = np.random.default_rng(4)
+    kw = bn_kw(rng, (2, 5, 5, 40))
+    p = kforge.plan("FusedBatchNormGradV3", **kw, is_training=True, measure="cold")
+    assert p.source == "measure" and kforge.wisdom.count() == 1
+    ref = bn_grad_ref(kw["y_backprop"], kw["x"], kw["scale"], kw["reserve_space_1"], kw["reserve_space_2"],
+                      0.0001, True)
+    check(p(**kw)[0], ref[0], F32)
+    kforge.clear_cache()
+    again = kforge.plan("FusedBatchNormGradV3", **kw, is_training=True, measure=True)
+    assert again.source == "wisdom" and again.choices == p.choices
+    kforge.wisdom.forget()
+    kforge.wisdom.set_mode("measure-cold")
+    assert kforge.wisdom.mode() == "measure-cold"
+    dkw = dw_kw(rng)
+    out = kforge.depthwise_conv2d_native_backprop_input(**dkw)
+    assert kforge.last_plan().source == "measure"
+    check(out, dwbpi_ref((2, 9, 9, 16), dkw["filter"], dkw["out_backprop"], (1, 1), (1, 1), "SAME"), F32)
+    with pytest.raises(ValueError):
+        kforge.plan("FusedBatchNormGradV3", **kw, is_training=True, measure="hot")
+
+
 def test_bad_mode():
     with pytest.raises(ValueError):
         kforge.wisdom.set_mode("fast")
