@@ -1,7 +1,9 @@
 """Times Keras training steps with TF's kernels and with kforge's (kforge.tf.enable()).
 
     python bench/bench_train_step.py --targets [--rounds R] [--steps N] [--threads 1,all]
-        every target line below, then "targets missed: ..." (bench/train_targets.sh runs it)
+        every target line below, then "targets missed: ..." (bench/train_targets.sh runs it);
+        issue 27's: `kforge tune --manifest specs/models/mobilenet_v2_96.lua --batch-size B --cold`
+        into build/bench/, then the gradient ops with that wisdom against the rule's plans
     python bench/bench_train_step.py [--rounds R] [--steps N] [--threads 1,all]
         issue 26: tf-keras MobileNetV2 0.35/96, batch 16: the whole step, and its gradient
         ops alone in model order against TF's kernels and against their DRAM floor
@@ -14,7 +16,8 @@
         only the gradient ops of docs/models.md's traced models, TF's kernels against
         kforge's, in model order (--per-call: each call alone, warm, as issue 16 measured; --wisdom FILE:
         kforge's ops with the rule's plans against FILE's wisdom (KFORGE_WISDOM),
-        one subprocess each, alternating over --rounds: issue 27)
+        one subprocess each, alternating over --rounds, and issue 27's traced-model line against
+        the ops' DRAM floor; first, how many of the calls the file knows)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -143,6 +146,16 @@ def child_ops(args):
     x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
     calls, table = gradient_calls(model, x, rs)
     out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
+    if args.child_once:  # plan (and run) each call once: what the plans find in KFORGE_WISDOM
+        distinct = set()
+        for typ, attrs, ins in calls:
+            names, _, kf_fn = table[typ]
+            kf_fn(**dict(zip(names, ins)), **attrs)
+            distinct.add((typ, repr(sorted(attrs.items())), tuple(
+                repr(t.numpy().tolist()) if t.dtype == tf.int32 else tuple(t.shape.as_list()) for t in ins)))
+        out["distinct"] = len(distinct)
+        print("RESULT " + json.dumps(out))
+        return
     for label, only in (("bn", ("FusedBatchNormGradV3",)),
                         ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
         for which in ("tf", "kforge"):
@@ -155,6 +168,16 @@ def child_ops(args):
                         res.append(r[0] if isinstance(r, (tuple, list)) else r)
                 return res
             out["%s_%s_s" % (label, which)] = median_time(tf.function(run), args.steps, 3)
+        # the group's DRAM floor: the bytes of its inputs and outputs (issue 27's target line)
+        moved = 0
+        for typ, attrs, ins in calls:
+            if typ in only:
+                names, _, kf_fn = table[typ]
+                r = kf_fn(**dict(zip(names, ins)), **attrs)
+                moved += sum(t.numpy().nbytes for t in ins if t.dtype != tf.int32)
+                moved += sum(t.numpy().nbytes for t in (r if isinstance(r, (tuple, list)) else [r]))
+        out["%s_bytes" % label] = moved
+    out["copy_bandwidth"] = copy_bandwidth()
     if args.per_call:
         # Each call alone, repeated, its data warm in the caches: the way a per-call kernel
         # benchmark (and issue 16's op-level table) measures. Per call and side, a tf.function
@@ -187,9 +210,10 @@ def child_ops(args):
     print("RESULT " + json.dumps(out))
 
 
-def ops_child(args, m, t, env=None):
+def ops_child(args, m, t, env=None, once=False):
     cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
            "--steps", str(args.steps), "--batch", str(args.batch)] + (["--per-call"] if args.per_call else [])
+    cmd += ["--child-once"] if once else []
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
     if p.returncode or not line:
@@ -198,17 +222,47 @@ def ops_child(args, m, t, env=None):
     return json.loads(line[-1][7:])
 
 
-def wisdom_table(args):
-    """kforge's gradient ops with the rule's plans and with --wisdom's, alternating subprocesses."""
+def wisdom_coverage(args, m, t, path):
+    """(entries the model's calls found in the wisdom file, distinct calls): one child plans
+    every call under KFORGE_PLAN=measure with a copy of the file; what it adds, it lacked."""
+    import shutil
+    import tempfile
+
+    def entries(f):
+        with open(f) as fh:
+            return sum(1 for ln in fh if ln.startswith("cpu="))
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "copy.wisdom")
+        shutil.copyfile(path, copy)
+        before = entries(copy)
+        env = {k: v for k, v in os.environ.items() if k not in ("KFORGE_WISDOM", "KFORGE_PLAN")}
+        distinct = ops_child(args, m, t, dict(env, KFORGE_PLAN="measure", KFORGE_WISDOM=copy), once=True)["distinct"]
+        return distinct - (entries(copy) - before), distinct
+
+
+def wisdom_rounds(args, m, t):
+    """{"rule": [child results], "wisdom": [...]}: kforge's gradient ops with the rule's plans and
+    with --wisdom's, alternating subprocesses over --rounds."""
     rule_env = {k: v for k, v in os.environ.items() if k not in ("KFORGE_WISDOM", "KFORGE_PLAN")}
     wis_env = dict(rule_env, KFORGE_WISDOM=os.path.abspath(args.wisdom))
-    rows = []
+    runs = {"rule": [], "wisdom": []}
+    for _ in range(args.rounds):
+        runs["rule"].append(ops_child(args, m, t, rule_env))
+        runs["wisdom"].append(ops_child(args, m, t, wis_env))
+    return runs
+
+
+def wisdom_table(args):
+    """kforge's gradient ops with the rule's plans and with --wisdom's, alternating subprocesses,
+    then issue 27's traced-model target line per model and thread setting."""
+    from train_step_targets import issue27_line
+    rows, misses = [], []
     for m in args.models.split(","):
         for t in args.threads.split(","):
-            runs = {"rule": [], "wisdom": []}
-            for _ in range(args.rounds):
-                runs["rule"].append(ops_child(args, m, t, rule_env))
-                runs["wisdom"].append(ops_child(args, m, t, wis_env))
+            covered, distinct = wisdom_coverage(args, m, t, args.wisdom)
+            print("%-20s %-7s the wisdom file knows %d of the %d distinct calls" % (m, t, covered, distinct),
+                  flush=True)
+            runs = wisdom_rounds(args, m, t)
             med = {(w, k): statistics.median(r[k] for r in runs[w]) for w in runs for k in ("bn_kforge_s", "dw_kforge_s")}
             print("%-20s %-7s kforge's gradient ops, medians of %d rounds: bn rule %7.3f ms wisdom %7.3f ms "
                   "(rule/wisdom %.2fx)   dw rule %7.3f ms wisdom %7.3f ms (rule/wisdom %.2fx)" % (
@@ -216,10 +270,14 @@ def wisdom_table(args):
                       med["rule", "bn_kforge_s"] / med["wisdom", "bn_kforge_s"], 1e3 * med["rule", "dw_kforge_s"],
                       1e3 * med["wisdom", "dw_kforge_s"], med["rule", "dw_kforge_s"] / med["wisdom", "dw_kforge_s"]),
                   flush=True)
-            rows.append({"model": m, "threads": t, "rule": runs["rule"], "wisdom": runs["wisdom"]})
+            miss = issue27_line(m, t, runs, (covered, distinct))
+            misses += [miss] if miss else []
+            rows.append({"model": m, "threads": t, "rule": runs["rule"], "wisdom": runs["wisdom"],
+                         "covered": covered, "distinct": distinct})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
+    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
     return 0
 
 
@@ -462,6 +520,7 @@ def main():
     ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
                     "(batch --batch), comma separated: " + ", ".join(MODELS))
     ap.add_argument("--child-model")
+    ap.add_argument("--child-once", action="store_true")
     ap.add_argument("--per-call", action="store_true",
                     help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
     ap.add_argument("--wisdom", help="with --models: kforge's ops with the rule's plans against this wisdom file's")
@@ -492,11 +551,14 @@ def main():
         return 0
     if args.models:
         return ops_table(args)
-    from train_step_targets import issue26_table, keras_table
+    from train_step_targets import issue26_table, issue27_table, keras_table
     t0 = time.time()
     misses = []
     if args.targets or not args.keras:
         misses += issue26_table(args)
+        print()
+    if args.targets:
+        misses += issue27_table(args)
         print()
     if args.targets or args.keras:
         if args.targets:
