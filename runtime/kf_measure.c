@@ -19,6 +19,7 @@
 #define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
 #define KFI_MS_REPS_COLD 5       /* the same, cold: from DRAM, timings scatter more */
 #define KFI_MS_NOISE 0.03        /* a variant must beat the kept one by more than 3% */
+#define KFI_MS_CONFIRM_REPS 3    /* timed runs per alignment in the confirmation, at least */
 #define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
 #define KFI_MS_BUDGET_COLD_NS 150e6 /* the same, cold (the evictions count in it) */
 
@@ -37,7 +38,7 @@ typedef struct ms_bench {
   size_t bytes[2][KFI_MS_BUFS];      /* what each ptr spans (0: shared or none) */
   size_t scratch_max;
   double spent, start, budget;
-  int cold, reps;
+  int cold, reps, min_reps;
   unsigned char *evict;              /* cold without a cache-line flush: LLC-sized */
   size_t evict_bytes;
 } ms_bench;
@@ -163,8 +164,12 @@ static void ms_scratch_of_all(ms_bench *b, const kfi_plan *v, const int *idx, in
 }
 
 /* The variant's time (sum over alignment sets of the best of the timed runs), or
-   a negative number when it failed or needs more scratch than was allocated. */
-static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
+   a negative number when it failed or needs more scratch than was allocated.
+   limit > 0: the kept variant's time; a variant whose warm-up run exceeds 8x
+   it, or whose best of two runs at one alignment exceeds 1.5x it (both
+   alignments), stops there, a loser, so that slow kernels (scalar, generic)
+   leave the budget to the others. Past the budget, min_reps timed runs. */
+static double ms_time_variant(ms_bench *b, const kfi_plan *v, double limit) {
   double total = 0;
   int s, r;
   if (v->scratch_bytes > b->scratch_max) return -1;
@@ -186,16 +191,48 @@ static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
       t0 = ms_now_ns();
       if (kfg_families[v->family].exec(v, ins, outs, b->ptr[s][b->nin + b->nout], NULL) != KF_OK) return -1;
       t = ms_now_ns() - t0;
+      if (!r && limit > 0 && t > 8 * limit) return t; /* the warm-up alone: far slower */
       if (r && (best < 0 || t < best)) best = t;
-      if (r && ms_now_ns() - b->start > b->budget) break; /* at least one timed run */
+      if (r >= 2 && limit > 0 && total + best > 1.5 * limit) return total + best;
+      if (r >= b->min_reps && ms_now_ns() - b->start > b->budget) break;
     }
     total += best;
   }
   return total;
 }
 
+/* The descent's steps: every other kernel that serves the call, then every
+   value of each parameter, each under the best so far (kept when faster by
+   more than the noise), while the budget lasts. */
+static void ms_search_kernels(ms_bench *b, const kfi_plan *p, const kf_plan_options *opt, kfi_plan *best, double *tbest) {
+  int i;
+  for (i = 0; i < kfg_registry_count && ms_now_ns() - b->start < b->budget; i++) {
+    kfi_plan v;
+    double t;
+    if (&kfg_registry[i] == best->kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
+    v = *best;
+    kfi_use_kernel(&v, &kfg_registry[i]);
+    if ((t = ms_time_variant(b, &v, *tbest)) >= 0 && t < *tbest * (1 - KFI_MS_NOISE)) *best = v, *tbest = t;
+  }
+}
+
+static void ms_search_choices(ms_bench *b, const int *idx, int nc, kfi_plan *best, double *tbest) {
+  int j, k;
+  for (j = 0; j < nc; j++) {
+    const kfi_choice_def *c = &kfi_choices[idx[j]];
+    for (k = 0; k < c->num_values && ms_now_ns() - b->start < b->budget; k++) {
+      kfi_plan v;
+      double t;
+      if (c->values[k] == kfi_choice_get(best, c)) continue;
+      v = *best;
+      kfi_choice_set(&v, c, c->values[k]);
+      if ((t = ms_time_variant(b, &v, *tbest)) >= 0 && t < *tbest * (1 - KFI_MS_NOISE)) *best = v, *tbest = t;
+    }
+  }
+}
+
 kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err) {
-  int idx[KFI_MAX_CHOICES], nc = kfi_family_choices(p->family, idx), i, j;
+  int idx[KFI_MAX_CHOICES], nc = kfi_family_choices(p->family, idx), i;
   kfi_plan best = *p, v;
   double tbest;
   ms_bench b;
@@ -205,6 +242,7 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   b.nin = p->num_inputs;
   b.nout = p->num_outputs;
   b.reps = KFI_MS_REPS;
+  b.min_reps = 1;
   b.budget = KFI_MS_BUDGET_NS;
   b.cold = cold;
   /* Scratch for the largest variant: every fitting kernel under every
@@ -218,38 +256,29 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   }
   b.start = ms_now_ns();
   best.magic = KFI_PLAN_MAGIC;
-  if ((cold && !ms_cold_setup(&b)) || !ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best)) < 0) {
+  if ((cold && !ms_cold_setup(&b)) || !ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best, -1)) < 0) {
     ms_teardown(&b);
     return KF_OK; /* no memory (or the rule's variant failed): the rule stands */
   }
   /* Coordinate descent: the kernel first (under the rule's values), then
-     each parameter in turn under the best so far. */
-  for (i = 0; i < kfg_registry_count && ms_now_ns() - b.start < b.budget; i++) {
-    double t;
-    if (&kfg_registry[i] == best.kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
-    v = best;
-    kfi_use_kernel(&v, &kfg_registry[i]);
-    if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
-  }
-  for (j = 0; j < nc; j++) {
-    const kfi_choice_def *c = &kfi_choices[idx[j]];
-    int k;
-    for (k = 0; k < c->num_values && ms_now_ns() - b.start < b.budget; k++) {
-      double t;
-      if (c->values[k] == kfi_choice_get(&best, c)) continue;
-      v = best;
-      kfi_choice_set(&v, c, c->values[k]);
-      if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
-    }
-  }
+     each parameter in turn under the best so far. Cold, the parameters
+     come first: from DRAM they decide most (streamed stores, the sweep),
+     and a budget spent on other kernels' slower cold runs never reached
+     them. */
+  if (cold) ms_search_choices(&b, idx, nc, &best, &tbest);
+  ms_search_kernels(&b, p, opt, &best, &tbest);
+  if (!cold) ms_search_choices(&b, idx, nc, &best, &tbest);
   /* Confirmation: a winner other than the rule's variant must beat it
-     again, timed alternately twice, or the rule stands (a loaded machine's
-     noise is larger than KFI_MS_NOISE). */
+     again, timed alternately twice (each the best of KFI_MS_CONFIRM_REPS
+     runs per alignment even past the budget: one preempted run must not
+     decide), or the rule stands (a loaded machine's noise is larger than
+     KFI_MS_NOISE). */
   if (best.kernel != p->kernel || memcmp(best.args.bytes, p->args.bytes, sizeof best.args.bytes) != 0) {
     kfi_plan rule = *p;
     rule.magic = KFI_PLAN_MAGIC;
+    b.min_reps = b.reps < KFI_MS_CONFIRM_REPS ? b.reps : KFI_MS_CONFIRM_REPS;
     for (i = 0; i < 2; i++) {
-      double tr = ms_time_variant(&b, &rule), tw = ms_time_variant(&b, &best);
+      double tr = ms_time_variant(&b, &rule, -1), tw = ms_time_variant(&b, &best, -1);
       if (tr < 0 || tw < 0 || tw >= tr * (1 - KFI_MS_NOISE)) {
         best = *p;
         break;
