@@ -993,6 +993,33 @@ lines = [x for x in p.stdout.splitlines() if " ms " in x]
 check(calls.returncode == 0 and p.returncode == 0 and len(lines) == len(calls.stdout.splitlines()) and
       all(x.startswith("kws_dscnn/") for x in lines) and os.path.exists(wis2),
       "tune --batch: tune_calls.lua's lines, each call named and planned, the wisdom written", p.stdout + p.stderr)
+b4 = subprocess.run(["lua5.4", os.path.join(ROOT, "tools", "tune_calls.lua"), "--batch", "4", manifest],
+                    capture_output=True, text=True, timeout=60)
+pairs = list(zip(calls.stdout.splitlines(), b4.stdout.splitlines()))
+
+
+def rebatched(one, four):
+    """four is one at batch 4: activations' and input_sizes' first dim 4, filters and the rest unchanged."""
+    a, b = one.split(), four.split()
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        m = re.match(r"(\w+)=(float|int32):([0-9,]*)$", x) or re.match(r"(input_sizes)=()([0-9,]+)$", x)
+        if m and (m.group(2) != "int32" or m.group(1) == "input_sizes") and not m.group(1).startswith("filter") \
+                and len(m.group(3).split(",")) == 4:
+            if y != x[:len(x) - len(m.group(3))] + "4" + m.group(3)[m.group(3).index(","):]:
+                return False
+        elif x != y:
+            return False
+    return True
+check(b4.returncode == 0 and pairs and len(pairs) == len(calls.stdout.splitlines()) and
+      all(rebatched(x, y) for x, y in pairs),
+      "tune_calls.lua --batch 4: every activation and input_sizes at batch 4, filters unchanged",
+      b4.stderr + str([p for p in pairs if not rebatched(*p)][:1]))
+b4 = subprocess.run(["lua5.4", os.path.join(ROOT, "tools", "tune_calls.lua"), "--batch", "0", manifest],
+                    capture_output=True, text=True, timeout=60)
+check(b4.returncode == 1 and "--batch takes a positive integer" in b4.stderr and not b4.stdout,
+      "tune_calls.lua --batch 0: an error, nothing printed", b4.stderr)
 p = subprocess.run([KFORGE, "tune", "--batch", "--out", wis2], input="FusedBatchNormGradV3 --frob 1\n",
                    capture_output=True, text=True, timeout=60, env=env)
 check(p.returncode == 1 and "line 1" in p.stderr and "--frob" in p.stderr, "tune --batch: a bad line is named",
