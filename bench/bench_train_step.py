@@ -15,9 +15,9 @@
     python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--per-call]
         only the gradient ops of docs/models.md's traced models, TF's kernels against
         kforge's, in model order (--per-call: each call alone, warm, as issue 16 measured; --wisdom FILE:
-        kforge's ops with the rule's plans against FILE's wisdom (KFORGE_WISDOM),
-        one subprocess each, alternating over --rounds, and issue 27's traced-model line against
-        the ops' DRAM floor; first, how many of the calls the file knows)
+        kforge's ops with the rule's plans against FILE's wisdom, both in one process (the rule's
+        graphs plan before the file is loaded), interleaved over --rounds, and issue 27's
+        traced-model line against the ops' DRAM floor; first, how many of the calls the file knows)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -146,6 +146,9 @@ def child_ops(args):
     x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
     calls, table = gradient_calls(model, x, rs)
     out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
+    if args.child_wisdom:  # the rule's plans and the file's, in this one process
+        print("RESULT " + json.dumps(wisdom_pair(args, tf, calls, table)))
+        return
     if args.child_once:  # plan (and run) each call once: what the plans find in KFORGE_WISDOM
         distinct = set()
         for typ, attrs, ins in calls:
@@ -210,6 +213,46 @@ def child_ops(args):
     print("RESULT " + json.dumps(out))
 
 
+def wisdom_pair(args, tf, calls, table):
+    """kforge's gradient ops (batch norm, depthwise) planned by the rule and by --child-wisdom's
+    file, timed interleaved in this process (interleave()): the rule's graphs make their plans
+    first, with no wisdom loaded; then the file is imported and a second copy of each graph
+    plans from it (each graph node keeps the plan it made). Also each group's bytes and the
+    1-thread copy bandwidth, for the DRAM floor."""
+    import kforge.wisdom
+    groups = (("bn", ("FusedBatchNormGradV3",)),
+              ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")))
+
+    def op_set(only):
+        def run():
+            res = []
+            for typ, attrs, ins in calls:
+                if typ in only:
+                    names, _, kf_fn = table[typ]
+                    r = kf_fn(**dict(zip(names, ins)), **attrs)
+                    res.append(r[0] if isinstance(r, (tuple, list)) else r)
+            return res
+        f = tf.function(run)
+        f()  # traced and planned now
+        return f
+    if kforge.wisdom.count():
+        sys.exit("bench_train_step: the rule's graphs need a process without wisdom (unset KFORGE_WISDOM)")
+    sets = {label + "_rule": op_set(only) for label, only in groups}
+    kforge.wisdom.load(args.child_wisdom)
+    sets.update({label + "_wisdom": op_set(only) for label, only in groups})
+    out = {"rounds": interleave(sets, args.rounds, max(10, args.steps)), "copy_bandwidth": copy_bandwidth()}
+    for label, only in groups:
+        moved = 0
+        for typ, attrs, ins in calls:
+            if typ in only:
+                names, _, kf_fn = table[typ]
+                r = kf_fn(**dict(zip(names, ins)), **attrs)
+                moved += sum(x.numpy().nbytes for x in ins if x.dtype != tf.int32)
+                moved += sum(x.numpy().nbytes for x in (r if isinstance(r, (tuple, list)) else [r]))
+        out[label + "_bytes"] = moved
+    return out
+
+
 def ops_child(args, m, t, env=None, once=False):
     cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
            "--steps", str(args.steps), "--batch", str(args.batch)] + (["--per-call"] if args.per_call else [])
@@ -241,14 +284,26 @@ def wisdom_coverage(args, m, t, path):
 
 
 def wisdom_rounds(args, m, t):
-    """{"rule": [child results], "wisdom": [...]}: kforge's gradient ops with the rule's plans and
-    with --wisdom's, alternating subprocesses over --rounds."""
-    rule_env = {k: v for k, v in os.environ.items() if k not in ("KFORGE_WISDOM", "KFORGE_PLAN")}
-    wis_env = dict(rule_env, KFORGE_WISDOM=os.path.abspath(args.wisdom))
+    """{"rule": [per round: {bn_kforge_s, dw_kforge_s, bn_cpu_s, dw_cpu_s, bytes, bandwidth}],
+    "wisdom": [...]}: kforge's gradient ops with the rule's plans and with --wisdom's, interleaved
+    in one subprocess over --rounds (wisdom_pair)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("KFORGE_WISDOM", "KFORGE_PLAN")}
+    cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
+           "--steps", str(args.steps), "--batch", str(args.batch), "--rounds", str(args.rounds),
+           "--child-wisdom", os.path.abspath(args.wisdom)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode or not line:
+        sys.stderr.write(p.stderr[-3000:])
+        sys.exit("bench_train_step: the %s wisdom run failed" % m)
+    r = json.loads(line[-1][7:])
     runs = {"rule": [], "wisdom": []}
-    for _ in range(args.rounds):
-        runs["rule"].append(ops_child(args, m, t, rule_env))
-        runs["wisdom"].append(ops_child(args, m, t, wis_env))
+    for w in runs:
+        for i in range(args.rounds):
+            runs[w].append({"bn_kforge_s": r["rounds"]["bn_" + w][i][0], "dw_kforge_s": r["rounds"]["dw_" + w][i][0],
+                            "bn_cpu_s": r["rounds"]["bn_" + w][i][1], "dw_cpu_s": r["rounds"]["dw_" + w][i][1],
+                            "bn_bytes": r["bn_bytes"], "dw_bytes": r["dw_bytes"],
+                            "copy_bandwidth": r["copy_bandwidth"]})
     return runs
 
 
@@ -264,7 +319,7 @@ def wisdom_table(args):
                   flush=True)
             runs = wisdom_rounds(args, m, t)
             med = {(w, k): statistics.median(r[k] for r in runs[w]) for w in runs for k in ("bn_kforge_s", "dw_kforge_s")}
-            print("%-20s %-7s kforge's gradient ops, medians of %d rounds: bn rule %7.3f ms wisdom %7.3f ms "
+            print("%-20s %-7s kforge's gradient ops, one process, medians of %d interleaved rounds: bn rule %7.3f ms wisdom %7.3f ms "
                   "(rule/wisdom %.2fx)   dw rule %7.3f ms wisdom %7.3f ms (rule/wisdom %.2fx)" % (
                       m, t, args.rounds, 1e3 * med["rule", "bn_kforge_s"], 1e3 * med["wisdom", "bn_kforge_s"],
                       med["rule", "bn_kforge_s"] / med["wisdom", "bn_kforge_s"], 1e3 * med["rule", "dw_kforge_s"],
@@ -521,6 +576,7 @@ def main():
                     "(batch --batch), comma separated: " + ", ".join(MODELS))
     ap.add_argument("--child-model")
     ap.add_argument("--child-once", action="store_true")
+    ap.add_argument("--child-wisdom")
     ap.add_argument("--per-call", action="store_true",
                     help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
     ap.add_argument("--wisdom", help="with --models: kforge's ops with the rule's plans against this wisdom file's")

@@ -105,6 +105,8 @@ def issue27_line(m, t, runs, coverage):
         bw = statistics.median(r["copy_bandwidth"] for w in runs for r in runs[w])
         return sum(runs["rule"][0][k] for k in keys) / bw
     rs = ratios([(total(r),) for r in runs["rule"]], [(total(r),) for r in runs["wisdom"]])
+    cpu = statistics.median(ratios([(r["bn_cpu_s"] + r["dw_cpu_s"],) for r in runs["rule"]],
+                                   [(r["bn_cpu_s"] + r["dw_cpu_s"],) for r in runs["wisdom"]]))
     rule_s = statistics.median(total(r) for r in runs["rule"])
     floor = floor_s(("bn_bytes", "dw_bytes"))
     near = rule_s <= ISSUE27_NEAR * floor
@@ -116,9 +118,9 @@ def issue27_line(m, t, runs, coverage):
         groups.append("%s %.2fx (the rule at %.2fx its floor)" % (label, statistics.median(g),
                                                                   g_rule / floor_s((key + "_bytes",))))
     print("target issue 27 %s threads %s traced-model wisdom (kforge tune --manifest): gradient ops with the "
-          "wisdom %s the rule's plans (>= %.2fx unless the rule is within %.2fx of the DRAM floor: rule %.2f ms, "
-          "floor %.2f ms, %.2fx); %s; the wisdom knows %d of %d distinct calls: %s" % (
-              m, t, spread(rs), ISSUE27_GAIN, ISSUE27_NEAR, 1e3 * rule_s, 1e3 * floor, rule_s / floor,
+          "wisdom %s the rule's plans, CPU time %.2fx (>= %.2fx unless the rule is within %.2fx of the DRAM "
+          "floor: rule %.2f ms, floor %.2f ms, %.2fx); %s; the wisdom knows %d of %d distinct calls: %s" % (
+              m, t, spread(rs), cpu, ISSUE27_GAIN, ISSUE27_NEAR, 1e3 * rule_s, 1e3 * floor, rule_s / floor,
               ", ".join(groups), coverage[0], coverage[1], verdict(ok)), flush=True)
     if ok:
         return None
