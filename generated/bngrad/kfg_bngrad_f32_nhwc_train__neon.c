@@ -731,8 +731,11 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   }
 
   if (!planes) t.cols = kfg_bngrad_f32_nhwc_train__neon_column_width(a, M, t.sweep);
-  if (t.cols > 0) { /* few rows: both passes per channel block (columns.c.in) */
-    kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_columns, &t, (size_t)((C + t.cols - 1) / t.cols));
+  /* few rows: both passes per channel block (columns.c.in), on the pool
+     whatever PAR_MIN says: a block is a quarter of the L2 of work and
+     there are at least two */
+  if (t.cols > 0) {
+    kfi_parallel_for(par, kfg_bngrad_f32_nhwc_train__neon_columns, &t, (size_t)((C + t.cols - 1) / t.cols));
     return;
   }
   /* Pass 1 (and x_backprop for inference). */
