@@ -10,7 +10,9 @@
 ** must give the same bits; check_in_place_threaded does the same for every
 ** specialized kernel (the generic one is serial) on shapes large enough for
 ** the threaded path (and, for the x86 SIMD kernels, for streaming stores),
-** run serially and on 3 threads.
+** run serially and on 3 threads. The few-rows plan (channel blocks) must
+** give the bits of the rows plan; the AVX2 bfloat16 conversions those of
+** kf_float_to_bfloat16 and kf_bfloat16_to_float.
 */
 #include <math.h>
 #include <stdio.h>
