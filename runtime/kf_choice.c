@@ -26,13 +26,15 @@
    grain (which also fixes the reduction partition); depthwise input's l2:
    the task grain and the channel chunks. The filter gradient sizes its
    pieces at build time (knobs); its l1d (the NHWC wide walker's gate) is
-   not a choice yet. */
+   not a choice yet. Batch norm's columns: the few-rows plan by channel
+   blocks where its rule takes it (1), or the rows plan always (0). */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_BNGRAD, "llc", offsetof(kfi_bngrad_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_BNGRAD, "l1d", offsetof(kfi_bngrad_args, cache.l1d), 2, { 32 * KFI_KIB, 64 * KFI_KIB } },
   { KFG_FAMILY_BNGRAD, "l2", offsetof(kfi_bngrad_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
+  { KFG_FAMILY_BNGRAD, "columns", offsetof(kfi_bngrad_args, columns), 1, { 0 } },
   { KFG_FAMILY_DWBPI, "llc", offsetof(kfi_dwbpi_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },

@@ -55,18 +55,29 @@ KV_FN void kv_stn(float *p, kv_f v, int64_t n) { kv_stfn(p, v, n); }
 KV_FN kv_f kv_cvt_in(__m128i h) { return _mm256_cvtph_ps(h); }
 KV_FN __m128i kv_cvt_out(kv_f v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 #else
-KV_FN kv_f kv_cvt_in(__m128i h) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+/* bfloat16 is a float's upper half. Widening: a 128-bit broadcast load (no
+   ALU operation) and one byte shuffle that puts element j of the half in
+   the upper 16 bits of lane j (the shift and zero extension took two).
+   Narrowing: round, then gather the lanes' upper halves with one byte
+   shuffle and one 64-bit permute. */
+KV_FN __m256i kv_bf16_widen_bytes(void) {
+  return _mm256_setr_epi8(-1, -1, 0, 1, -1, -1, 2, 3, -1, -1, 4, 5, -1, -1, 6, 7,
+                          -1, -1, 8, 9, -1, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, 15);
 }
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
+KV_FN kv_f kv_cvt_in(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_shuffle_epi8(_mm256_broadcastsi128_si256(h), kv_bf16_widen_bytes()));
+}
+/* Round to nearest even; NaN quieted (kfi_f32_to_bf16): a NaN lane takes
+   x with the quiet bit set instead of the rounded x. */
 KV_FN __m128i kv_cvt_out(kv_f v) {
   const __m256i x = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-  r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-  return _mm256_castsi256_si128(r);
+  __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb);
+  r = _mm256_blendv_epi8(r, _mm256_or_si256(x, _mm256_set1_epi32(0x400000)),
+                         _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+  r = _mm256_shuffle_epi8(r, _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1,
+                                              2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(r, 0x08));
 }
 #endif
 KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm_loadu_si128((const __m128i *)p)); }

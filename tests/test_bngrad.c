@@ -10,7 +10,9 @@
 ** must give the same bits; check_in_place_threaded does the same for every
 ** specialized kernel (the generic one is serial) on shapes large enough for
 ** the threaded path (and, for the x86 SIMD kernels, for streaming stores),
-** run serially and on 3 threads.
+** run serially and on 3 threads. The few-rows plan (channel blocks) must
+** give the bits of the rows plan; the AVX2 bfloat16 conversions those of
+** kf_float_to_bfloat16 and kf_bfloat16_to_float.
 */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +22,38 @@
 #include "harness.h"
 #include "th_pool.h"
 #include "ref/bngrad_ref.h"
+
+/* The AVX2 kernels' bfloat16 conversions (runtime/kfi_simd_avx2.h),
+   compiled here for AVX2 as the kernels are, run where the CPU has it. */
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#include "kfi_kernel.h"
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+#endif
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx2.h"
+/* 8 floats (bit patterns) narrowed to bfloat16; 8 bfloat16 widened. */
+static void avx2_bf16_narrow(const uint32_t bits[8], uint16_t narrow[8]) {
+  float f[8];
+  memcpy(f, bits, sizeof f);
+  kv_st(narrow, kv_ldf(f));
+}
+static void avx2_bf16_widen(const uint16_t h[8], uint32_t wide[8]) {
+  float f[8];
+  kv_stf(f, kv_ld(h));
+  memcpy(wide, f, sizeof f);
+}
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#define HAVE_AVX2_BF16 1
+#endif
 
 typedef struct { int rank; int64_t d[5]; } shape;
 
@@ -506,6 +540,135 @@ static void check_offsets(void) {
   unsetenv("KFORGE_LLC");
 }
 
+/* ---- the few-rows plan ---- */
+
+/* Runs plan on one thread (or three) into dx (x_backprop), ds, dof; with
+   in_place, dx starts as a copy of dy and is passed as y_backprop too. */
+static int columns_run(const kf_plan *plan, const void *dy, const void *x, const float *per, int64_t c, size_t bytes,
+                       int in_place, void *dx, float *ds, float *dof, kf_error *err) {
+  const size_t sb = kf_plan_scratch_bytes(plan);
+  void *scratch = malloc(sb ? sb : 1);
+  const void *ins[6];
+  void *outs[5];
+  float rs3[1] = { 0 };
+  int ok;
+  if (in_place) memcpy(dx, dy, bytes);
+  ins[0] = in_place ? dx : dy; ins[1] = x; ins[2] = per; ins[3] = per + c; ins[4] = per + 2 * c; ins[5] = rs3;
+  outs[0] = dx; outs[1] = ds; outs[2] = dof; outs[3] = NULL; outs[4] = NULL;
+  ok = kf_execute(plan, ins, outs, scratch, sb, err) == KF_OK;
+  free(scratch);
+  return ok;
+}
+
+/* Training over at most BLOCK rows of many channels, whose dy, x and dx
+   exceed half the L2, runs both passes per channel block (the few-rows
+   plan). Its sums add in the rows plan's order, so every specialized
+   kernel (forced) must give the bits of the rows plan on one task (a
+   simulated 64 MiB L2, where the data fit and all rows are one task) under
+   simulated L2s of 512 KiB (Zen 3), 1 MiB (Zen 5) and 2 MiB (Emerald
+   Rapids), serially, on three threads (a block is a task) and in place;
+   and x_backprop must match the float64 reference. */
+static void check_columns(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  static const int64_t shapes[2][2] = { { 64, 2048 }, { 48, 1300 } }; /* rows, C: C a whole number of vectors and not */
+  static const char *const l2s[3] = { "512K", "1M", "2M" };
+  int t, f, sh, k, li, way;
+  setenv("KFORGE_L1D", "48K", 1); /* the same sub-blocks of rows in every plan */
+  setenv("KFORGE_LLC", "64M", 1); /* no sweep */
+  for (t = 0; t < 3; t++)
+    for (f = 0; f < 2; f++)
+      for (sh = 0; sh < 2; sh++) {
+        const kf_dtype T = ts[t];
+        const size_t es = kf_dtype_size(T);
+        const int64_t M = shapes[sh][0], c = shapes[sh][1], numel = M * c;
+        const size_t bytes = (size_t)numel * es;
+        int64_t d[4], cd[1], i;
+        kf_attrs at;
+        kf_tensor_desc in[6];
+        th_rng rng[1];
+        char *dy = malloc(bytes), *x = malloc(bytes), what[160];
+        float *per = malloc((size_t)c * 3 * sizeof(float));
+        double *rdy = malloc((size_t)numel * sizeof(double)), *rx = malloc((size_t)numel * sizeof(double));
+        double *rdx = malloc((size_t)numel * sizeof(double)), *rp = malloc((size_t)c * 5 * sizeof(double));
+        d[0] = M; d[1] = f ? c : 1; d[2] = 1; d[3] = f ? 1 : c;
+        snprintf(what, sizeof what, "few rows T=%s %s [%lld,%lld,%lld,%lld]", kf_dtype_name(T), f ? "NCHW" : "NHWC",
+                 (long long)d[0], (long long)d[1], (long long)d[2], (long long)d[3]);
+        th_seed_case(rng, "test_bngrad %s", what);
+        for (i = 0; i < numel; i++) {
+          rdy[i] = th_round(T, th_uniform(rng, -2, 2));
+          rx[i] = th_round(T, th_uniform(rng, -2, 3));
+          th_store(T, dy, (size_t)i, rdy[i]);
+          th_store(T, x, (size_t)i, rx[i]);
+        }
+        for (i = 0; i < c; i++) {
+          rp[i] = per[i] = (float)th_uniform(rng, -1.5, 1.5);
+          rp[c + i] = per[c + i] = (float)th_uniform(rng, -1, 1);
+          rp[2 * c + i] = per[2 * c + i] = (float)th_uniform(rng, 0.05, 2);
+        }
+        ref_bngrad(1, 1, M, c, 1, 0.001f, rdy, rx, rp, rp + c, rp + 2 * c, rdx, rp + 3 * c, rp + 4 * c);
+        kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+        at.T = T;
+        at.data_format = f ? KF_NCHW : KF_NHWC;
+        at.is_training = 1;
+        at.epsilon = 0.001f;
+        in[0] = th_desc(T, 4, d);
+        in[1] = in[0];
+        cd[0] = c;
+        in[2] = th_desc(KF_FLOAT, 1, cd);
+        in[3] = in[4] = in[2];
+        cd[0] = 0;
+        in[5] = th_desc(KF_FLOAT, 1, cd);
+        for (k = -1; (k = th_next_kernel("bngrad", k)) >= 0;) {
+          const char *name = th_kernel(k)->name;
+          const size_t outn = bytes + 2 * (size_t)c * sizeof(float);
+          char *ref = malloc(outn), *got = malloc(outn);
+          kf_plan_options opt;
+          kf_plan plan;
+          kf_error err;
+          if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) { free(ref); free(got); continue; }
+          memset(&opt, 0, sizeof opt);
+          opt.kernel = name;
+          setenv("KFORGE_L2", "64M", 1);
+          switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err)) {
+            case TH_PLANNED: break;
+            case TH_OTHER_CONFIG:
+            case TH_NOT_HERE: free(ref); free(got); continue;
+            default:
+              th_check(0, "%s %s: plan: %s (%s)", what, name, err.message, err.rule);
+              free(ref); free(got);
+              continue;
+          }
+          if (!th_check(columns_run(&plan, dy, x, per, c, bytes, 0, ref, (float *)(ref + bytes),
+                                    (float *)(ref + bytes) + c, &err),
+                        "%s [%s]: the rows plan on one task runs (%s)", what, name, err.message)) {
+            free(ref); free(got);
+            continue;
+          }
+          th_check(th_rel_err(T, ref, rdx, (size_t)numel, 1e-6) <= th_tol(T), "%s [%s]: x_backprop vs float64 reference",
+                   what, name);
+          for (li = 0; li < 3; li++) {
+            setenv("KFORGE_L2", l2s[li], 1);
+            for (way = 0; way < 3; way++) { /* serial, three threads, in place */
+              int ok;
+              opt.threads = way == 1 ? &th_pool3 : NULL;
+              ok = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) == KF_OK &&
+                   columns_run(&plan, dy, x, per, c, bytes, way == 2, got, (float *)(got + bytes), (float *)(got + bytes) + c,
+                               &err);
+              th_check(ok && memcmp(ref, got, outn) == 0, "%s [%s] L2 %s %s: the bits of the rows plan on one task%s%s", what,
+                       name, l2s[li], way == 0 ? "serial" : way == 1 ? "3 threads" : "in place", ok ? "" : ": ",
+                       ok ? "" : err.message);
+            }
+          }
+          free(ref);
+          free(got);
+        }
+        free(dy); free(x); free(per); free(rdy); free(rx); free(rdx); free(rp);
+      }
+  unsetenv("KFORGE_L1D");
+  unsetenv("KFORGE_L2");
+  unsetenv("KFORGE_LLC");
+}
+
 /* The default set has a specialization for every (T, layout, mode). */
 static void check_selection(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
@@ -559,6 +722,48 @@ static void check_single_position(void) {
   th_check(st == KF_OK && fabsf(dx[0]) < 1e-6f && fabsf(dx[1]) < 1e-6f && fabsf(dx[2]) < 1e-6f &&
              ds[0] == 0.0f && dof[1] == dy[1],
            "N*H*W=1 with its own statistics: x_backprop 0, offset_backprop = dy (%s)", st ? err.message : "ok");
+}
+
+/* The AVX2 bfloat16 conversions against the reference ones
+   (kf_float_to_bfloat16, kf_bfloat16_to_float), bit for bit: every upper
+   half (sign, exponent, the kept mantissa: zeros, denormals, Inf, every
+   NaN) with the lower halves where rounding turns: 0, 1, just below, at
+   and above the tie, 0xffff, and two more. */
+static void check_avx2_bf16(void) {
+#ifdef HAVE_AVX2_BF16
+  static const uint32_t lows[8] = { 0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0x1234, 0xc000 };
+  uint32_t hi, bits[8], wide[8], bad_n = 0, bad_w = 0, first = 0;
+  uint16_t narrow[8];
+  int i;
+  if (!(kf_cpu_isas() & KF_ISA_AVX2)) {
+    th_skip("AVX2 bfloat16 conversions: this CPU (or KFORGE_ISA) has no AVX2");
+    return;
+  }
+  for (hi = 0; hi < 0x10000; hi++) {
+    for (i = 0; i < 8; i++) bits[i] = hi << 16 | lows[i];
+    avx2_bf16_narrow(bits, narrow);
+    for (i = 0; i < 8; i++) {
+      float f;
+      memcpy(&f, &bits[i], sizeof f);
+      if (narrow[i] != kf_float_to_bfloat16(f) && bad_n++ == 0) first = bits[i];
+    }
+  }
+  for (hi = 0; hi < 0x10000; hi += 8) {
+    for (i = 0; i < 8; i++) narrow[i] = (uint16_t)(hi + (uint32_t)i);
+    avx2_bf16_widen(narrow, wide);
+    for (i = 0; i < 8; i++) {
+      const float g = kf_bfloat16_to_float(narrow[i]);
+      uint32_t want;
+      memcpy(&want, &g, sizeof want);
+      bad_w += wide[i] != want;
+    }
+  }
+  th_check(bad_n == 0, "AVX2 float -> bfloat16: every upper half with 8 lower halves as kf_float_to_bfloat16 (%u differ, "
+                       "the first 0x%08x)", (unsigned)bad_n, (unsigned)first);
+  th_check(bad_w == 0, "AVX2 bfloat16 -> float: all 65536 patterns as kf_bfloat16_to_float (%u differ)", (unsigned)bad_w);
+#else
+  th_skip("AVX2 bfloat16 conversions: not an x86-64 build");
+#endif
 }
 
 /* A NaN in one channel's dy poisons that channel's sums only. */
@@ -622,8 +827,11 @@ int main(void) {
   th_case_end();
   check_offsets();
   th_case_end();
+  check_columns();
+  th_case_end();
   check_selection();
   check_single_position();
   check_nan_isolation();
+  check_avx2_bf16();
   return th_done();
 }

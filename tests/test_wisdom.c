@@ -564,7 +564,7 @@ static void two_writers(void) {
 }
 
 int main(void) {
-  call b, b2, b3, d, d2, f, f2;
+  call b, b2, b3, b4, d, d2, f, f2;
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/kforge-wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
@@ -578,6 +578,7 @@ int main(void) {
   dw_call(&d2, 1, 11, 16, 2);
   bn_call(&b2, 2, 8, 160); /* C wider than two AVX-512 tiles: the llc choice switches the sweep */
   bn_call(&b3, 16, 6, 192);
+  bn_call(&b4, 1, 8, 1100); /* 64 rows of 1100 channels: the few-rows plan by channel blocks, or not (columns=0) */
   bf_call(&f, 2, 9, 24, 1);
   bf_call(&f2, 1, 11, 40, 2);
   rule_by_default(&b, "bngrad");
@@ -589,6 +590,7 @@ int main(void) {
   measured_round_trip(&f, "dwbpf", "bf.wisdom");
   every_variant(&b, KFG_FAMILY_BNGRAD, "bngrad", "bngrad", "var.wisdom");
   every_variant(&b2, KFG_FAMILY_BNGRAD, "bngrad", "bngrad C=160", "var.wisdom");
+  every_variant(&b4, KFG_FAMILY_BNGRAD, "bngrad", "bngrad 64 rows C=1100", "var.wisdom");
   every_variant(&d, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi", "var.wisdom");
   every_variant(&d2, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi s2", "var.wisdom");
   every_variant(&f, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf", "var.wisdom");
@@ -604,6 +606,7 @@ int main(void) {
   free_call(&b);
   free_call(&b2);
   free_call(&b3);
+  free_call(&b4);
   free_call(&d);
   free_call(&d2);
   free_call(&f);

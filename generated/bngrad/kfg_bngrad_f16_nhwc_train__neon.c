@@ -26,6 +26,9 @@ typedef struct kfg_bngrad_f16_nhwc_train__neon_ctx {
   int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
   const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
   const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
+  float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
+  int64_t cs;                    /* their stride (C padded) */
+  int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
 } kfg_bngrad_f16_nhwc_train__neon_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -48,6 +51,23 @@ static int64_t kfg_bngrad_f16_nhwc_train__neon_rows_per_task(const kfi_bngrad_ar
 static int kfg_bngrad_f16_nhwc_train__neon_sweeps(const kfi_bngrad_args *a) {
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
   return a->c > 2 * 4 * KV_W && 2 * set > a->cache.llc;
+}
+
+/* Channels per block of the few-rows plan (training over rows), or 0 for
+   the rows plan. Where the rows are at most BLOCK and dy, x and dx together
+   exceed half the L2, pass 2 of the rows plan finds dy and x no longer in
+   L2 (its stores evict them), so they come from memory twice; blocks of
+   whole tiles of channels whose dy, x and dx fill a quarter of the L2 run
+   both passes while their rows are cached. A block's piece of a row must
+   be eight 64-byte lines or more, or the prefetchers do not follow the
+   rows' pieces and the rows plan is faster. Not where pass 1 sweeps, nor
+   where the plan chose the rows plan (a->columns = 0). */
+static int64_t kfg_bngrad_f16_nhwc_train__neon_column_width(const kfi_bngrad_args *a, int64_t M, int sweep) {
+  const int64_t C = a->c, row = 3 * M * (int64_t)sizeof(uint16_t); /* a channel's dy, x, dx */
+  int64_t w;
+  if (!a->columns || sweep || M > 256 || C <= 2 * (4 * KV_W) || row * C <= a->cache.l2 / 2) return 0;
+  w = a->cache.l2 / 4 / row / (4 * KV_W) * (4 * KV_W);
+  return w * (int64_t)sizeof(uint16_t) < 512 ? 0 : w;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
@@ -453,19 +473,22 @@ static void kfg_bngrad_f16_nhwc_train__neon_sweep(const kfg_bngrad_f16_nhwc_trai
   }
 }
 
+/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
+   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
+   so that the sub-block's dy and x rows fill at most its half at f32): the
+   channel tiles after the first find them in L1. */
+static int64_t kfg_bngrad_f16_nhwc_train__neon_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = a->cache.l1d / 8 / C;
+  (void)a;
+  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+}
+
 /* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
 static void kfg_bngrad_f16_nhwc_train__neon_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_f16_nhwc_train__neon_ctx *t = (const kfg_bngrad_f16_nhwc_train__neon_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 3 * C;
-  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
-     rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32): the channel tiles after the first
-     find them in L1 */
-  const kfi_bngrad_args *a = t->a;
-  const int64_t rb0 = a->cache.l1d / 8 / C;
-  (void)a;
-  const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  const int64_t rb = kfg_bngrad_f16_nhwc_train__neon_sub_block_rows(t->a, C);
   int64_t b0, c;
   if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
     for (b0 = r0; b0 < r1; b0 += 256) {
@@ -497,6 +520,34 @@ static void kfg_bngrad_f16_nhwc_train__neon_rows_pass1(void *ctx, size_t i) {
 #if KV_W > 1
     if (c < C) kfg_bngrad_f16_nhwc_train__neon_pass1_tail(t, b0, b1, c, C - c, ps, first);
 #endif
+  }
+}
+
+/* Channels [c0, c1) of the totals in slot 0 ([3][C]); c0 a whole number
+   of vectors, so a channel takes the vector or the scalar expression (the
+   same bits) by where C ends, not by the range. */
+static void kfg_bngrad_f16_nhwc_train__neon_totals(const kfg_bngrad_f16_nhwc_train__neon_ctx *t, int64_t c0, int64_t c1) {
+  const kfi_bngrad_args *a = t->a;
+  const int64_t C = t->C;
+  const float *k = t->k0, *part = t->part;
+  const int64_t M = a->n * a->s;
+  float *k1 = t->coef + t->cs, *dym = t->coef + 2 * t->cs, *k2 = t->coef + 3 * t->cs;
+  const kv_f inv_m = kv_set1(1.0f / (float)M), count = kv_set1((float)M);
+  int64_t c = c0;
+  for (; c + KV_W <= c1; c += KV_W) {
+    const kv_f s0 = kv_ldf(part + c), s1 = kv_ldf(part + C + c), kc = kv_ldf(k + c);
+    kv_stf(a->doffset + c, s0);
+    kv_stf(a->dscale + c, kv_ldf(part + 2 * C + c));
+    kv_stf(dym + c, kv_mul(s0, inv_m));
+    kv_stf(k1 + c, kv_mul(kv_ldf(a->scale + c), kc));
+    kv_stf(k2 + c, kv_mul(kv_mul(kc, kc), kv_div(s1, count)));
+  }
+  for (; c < c1; c++) {
+    a->doffset[c] = part[c];
+    a->dscale[c] = part[2 * C + c];
+    dym[c] = part[c] * (1.0f / (float)M);
+    k1[c] = a->scale[c] * k[c];
+    k2[c] = (k[c] * k[c]) * (part[C + c] / (float)M);
   }
 }
 
@@ -565,6 +616,49 @@ static void kfg_bngrad_f16_nhwc_train__neon_rows_pass2(void *ctx, size_t i) {
   if (t->stream) kv_sfence();
 }
 
+/* Block i of the few-rows plan: channels [i * cols, ...) of every row:
+   pass 1 into slot 0, the block's totals, then x_backprop of the block,
+   row by row (dy and x still in cache; plain stores, so that x_backprop
+   stays in cache for the next op). dy[e] and x[e] are read before dx[e]
+   is written, and a block reads and writes its own channels only. */
+static void kfg_bngrad_f16_nhwc_train__neon_columns(void *ctx, size_t i) {
+  const kfg_bngrad_f16_nhwc_train__neon_ctx *t = (const kfg_bngrad_f16_nhwc_train__neon_ctx *)ctx;
+  const int64_t C = t->C, M = t->M, c0 = (int64_t)i * t->cols, c1 = c0 + t->cols < C ? c0 + t->cols : C;
+  const int64_t rb = kfg_bngrad_f16_nhwc_train__neon_sub_block_rows(t->a, C);
+  const float *mean = t->mean, *k1 = t->coef + t->cs, *dym = t->coef + 2 * t->cs, *k2 = t->coef + 3 * t->cs;
+  int64_t b0, c, r;
+  for (b0 = 0; b0 < M; b0 += rb) {
+    const int64_t b1 = b0 + rb < M ? b0 + rb : M;
+    c = c0;
+    for (; c + 4 * KV_W <= c1; c += 4 * KV_W) kfg_bngrad_f16_nhwc_train__neon_pass1_tile4(t, b0, b1, c, t->part, b0 == 0);
+    for (; c + 3 * KV_W <= c1; c += 3 * KV_W) kfg_bngrad_f16_nhwc_train__neon_pass1_tile3(t, b0, b1, c, t->part, b0 == 0);
+    for (; c + 2 * KV_W <= c1; c += 2 * KV_W) kfg_bngrad_f16_nhwc_train__neon_pass1_tile2(t, b0, b1, c, t->part, b0 == 0);
+    for (; c + KV_W <= c1; c += KV_W) kfg_bngrad_f16_nhwc_train__neon_pass1_tile1(t, b0, b1, c, t->part, b0 == 0);
+#if KV_W > 1
+    if (c < c1) kfg_bngrad_f16_nhwc_train__neon_pass1_tail(t, b0, b1, c, c1 - c, t->part, b0 == 0);
+#endif
+  }
+  kfg_bngrad_f16_nhwc_train__neon_totals(t, c0, c1);
+  for (r = 0; r < M; r++) {
+    const uint16_t *dy = t->dy + r * C, *x = t->x + r * C;
+    uint16_t *dx = t->dx + r * C;
+    for (c = c0; c + KV_W <= c1; c += KV_W) {
+      const kv_f g = kv_sub(kv_ld(dy + c), kv_ldf(dym + c));
+      const kv_f xc = kv_sub(kv_ld(x + c), kv_ldf(mean + c));
+      kv_st(dx + c, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
+    }
+#if KV_W > 1
+    if (c < c1) {
+      const int64_t n = c1 - c;
+      const kv_f m = kv_ldfn(mean + c, n, kv_zero());
+      const kv_f g = kv_sub(kv_ldn(dy + c, n, kv_zero()), kv_ldfn(dym + c, n, kv_zero()));
+      const kv_f xc = kv_sub(kv_ldn(x + c, n, m), m);
+      kv_stn(dx + c, kv_mul(kv_ldfn(k1 + c, n, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c, n, kv_zero())))), n);
+    }
+#endif
+  }
+}
+
 void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
@@ -599,6 +693,9 @@ void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
   t.dymrot = t.mrot + 3 * C;
   t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
+  t.coef = coef;
+  t.cs = CS;
+  t.cols = 0;
   t.sweep = kfg_bngrad_f16_nhwc_train__neon_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
@@ -633,6 +730,14 @@ void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
     }
   }
 
+  if (!planes) t.cols = kfg_bngrad_f16_nhwc_train__neon_column_width(a, M, t.sweep);
+  /* few rows: both passes per channel block (columns.c.in), on the pool
+     whatever PAR_MIN says: a block is a quarter of the L2 of work and
+     there are at least two */
+  if (t.cols > 0) {
+    kfi_parallel_for(par, kfg_bngrad_f16_nhwc_train__neon_columns, &t, (size_t)((C + t.cols - 1) / t.cols));
+    return;
+  }
   /* Pass 1 (and x_backprop for inference). */
   kfi_parallel_for(pp, kfg_bngrad_f16_nhwc_train__neon_rows_pass1, &t, (size_t)t.ntask);
 
@@ -650,30 +755,7 @@ void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  c = 0;
-  if (!planes) { /* the totals, now in slot 0: [3][C]; a vector of channels at a time */
-    const kv_f inv_m = kv_set1(1.0f / (float)M), count = kv_set1((float)M);
-    for (; c + KV_W <= C; c += KV_W) {
-      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
-      kv_stf(a->doffset + c, s0);
-      kv_stf(a->dscale + c, kv_ldf(t.part + 2 * C + c));
-      kv_stf(dym + c, kv_mul(s0, inv_m));
-      kv_stf(k1 + c, kv_mul(kv_ldf(a->scale + c), kc));
-      kv_stf(k2 + c, kv_mul(kv_mul(kc, kc), kv_div(s1, count)));
-    }
-  }
-  for (; c < C; c++) {
-    /* the totals, now in slot 0: [3][C] (rows) or [C][3] (planes) */
-    const int64_t at = c, stride = C;
-    float sum[3];
-    int si;
-    for (si = 0; si < 3; si++) sum[si] = t.part[at + si * stride];
-    a->doffset[c] = sum[0];
-    a->dscale[c] = sum[2];
-    dym[c] = sum[0] * (1.0f / (float)M);
-    k1[c] = a->scale[c] * k[c];
-    k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
-  }
+  if (!planes) kfg_bngrad_f16_nhwc_train__neon_totals(&t, 0, C); /* the totals, now in slot 0: [3][C] */
 
   /* the coefficients past C: the first channels again */
   for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];

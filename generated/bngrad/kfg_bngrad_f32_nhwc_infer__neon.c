@@ -26,6 +26,9 @@ typedef struct kfg_bngrad_f32_nhwc_infer__neon_ctx {
   int64_t head;                  /* training over rows, C whole vectors: dy's elements before its first vector boundary */
   const float *mrot, *krot;      /* with head: the mean and coef0 of channel (i + head) mod C at i */
   const float *k1rot, *dymrot, *k2rot; /* with head: pass 2's coefficients, rotated likewise */
+  float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
+  int64_t cs;                    /* their stride (C padded) */
+  int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
 } kfg_bngrad_f32_nhwc_infer__neon_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -750,19 +753,22 @@ static void kfg_bngrad_f32_nhwc_infer__neon_sweep(const kfg_bngrad_f32_nhwc_infe
   }
 }
 
+/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
+   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
+   so that the sub-block's dy and x rows fill at most its half at f32): the
+   channel tiles after the first find them in L1. */
+static int64_t kfg_bngrad_f32_nhwc_infer__neon_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = a->cache.l1d / 8 / C;
+  (void)a;
+  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+}
+
 /* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
 static void kfg_bngrad_f32_nhwc_infer__neon_rows_pass1(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_infer__neon_ctx *t = (const kfg_bngrad_f32_nhwc_infer__neon_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->per_task, r1 = r0 + t->per_task < t->M ? r0 + t->per_task : t->M;
   float *ps = t->part + (int64_t)i * 2 * C;
-  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
-     rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
-     x rows fill at most its half at f32): the channel tiles after the first
-     find them in L1 */
-  const kfi_bngrad_args *a = t->a;
-  const int64_t rb0 = a->cache.l1d / 8 / C;
-  (void)a;
-  const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  const int64_t rb = kfg_bngrad_f32_nhwc_infer__neon_sub_block_rows(t->a, C);
   int64_t b0, c;
   if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
     for (b0 = r0; b0 < r1; b0 += 256) {
@@ -801,6 +807,25 @@ static void kfg_bngrad_f32_nhwc_infer__neon_rows_pass1(void *ctx, size_t i) {
   }
 }
 
+/* Channels [c0, c1) of the totals in slot 0 ([2][C]); c0 a whole number
+   of vectors, so a channel takes the vector or the scalar expression (the
+   same bits) by where C ends, not by the range. */
+static void kfg_bngrad_f32_nhwc_infer__neon_totals(const kfg_bngrad_f32_nhwc_infer__neon_ctx *t, int64_t c0, int64_t c1) {
+  const kfi_bngrad_args *a = t->a;
+  const int64_t C = t->C;
+  const float *k = t->k0, *part = t->part;
+  int64_t c = c0;
+  for (; c + KV_W <= c1; c += KV_W) {
+    const kv_f s0 = kv_ldf(part + c), s1 = kv_ldf(part + C + c), kc = kv_ldf(k + c);
+    kv_stf(a->doffset + c, s0);
+    kv_stf(a->dscale + c, kv_mul(s1, kc));
+  }
+  for (; c < c1; c++) {
+    a->doffset[c] = part[c];
+    a->dscale[c] = part[C + c] * k[c];
+  }
+}
+
 void kfg_bngrad_f32_nhwc_infer__neon(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
@@ -835,6 +860,9 @@ void kfg_bngrad_f32_nhwc_infer__neon(const void *args, const kfi_par *par) {
   t.dymrot = t.mrot + 3 * C;
   t.k2rot = t.mrot + 4 * C;
   t.blk = NULL;
+  t.coef = coef;
+  t.cs = CS;
+  t.cols = 0;
   t.sweep = kfg_bngrad_f32_nhwc_infer__neon_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
@@ -878,23 +906,7 @@ void kfg_bngrad_f32_nhwc_infer__neon(const void *args, const kfi_par *par) {
         for (i = 0; i < w; i++) dst[i] += src[i];
       }
   }
-  c = 0;
-  if (!planes) { /* the totals, now in slot 0: [2][C]; a vector of channels at a time */
-    for (; c + KV_W <= C; c += KV_W) {
-      const kv_f s0 = kv_ldf(t.part + c), s1 = kv_ldf(t.part + C + c), kc = kv_ldf(k + c);
-      kv_stf(a->doffset + c, s0);
-      kv_stf(a->dscale + c, kv_mul(s1, kc));
-    }
-  }
-  for (; c < C; c++) {
-    /* the totals, now in slot 0: [2][C] (rows) or [C][2] (planes) */
-    const int64_t at = c, stride = C;
-    float sum[2];
-    int si;
-    for (si = 0; si < 2; si++) sum[si] = t.part[at + si * stride];
-    a->doffset[c] = sum[0];
-    a->dscale[c] = sum[1] * k[c];
-  }
+  if (!planes) kfg_bngrad_f32_nhwc_infer__neon_totals(&t, 0, C); /* the totals, now in slot 0: [2][C] */
   (void)b;
 }
 
