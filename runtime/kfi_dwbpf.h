@@ -62,8 +62,8 @@ typedef struct kfi_dwbpf_args {
   void *scratch;                 /* the kernel's scratch query, in bytes */
   int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
   int64_t l1d;                   /* bytes of the L1 data cache (kfi_cpu_caches: the default if unknown) */
-  int64_t flat;                  /* NCHW vector kernels of row stride 1: walk whole-row pieces as one line
-                                    (needs ow == w < 2^30; kfi_dwbpf_flat_rule) */
+  int64_t flat;                  /* NCHW AVX-512 kernels of row stride 1: walk whole-row pieces as one
+                                    line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
 } kfi_dwbpf_args;
 
 /* Whether x and dy together exceed half the last-level cache, so that a
@@ -86,10 +86,10 @@ typedef struct kfi_dwbpf_tiling {
 #define KFI_DWBPF_CGRAN 16
 
 /* The plan's rule for args->flat: where a row of dy is as long as x's and
-   not a whole number of vectors of every ISA (KFI_DWBPF_CGRAN lanes), the
-   row walkers leave lanes idle at each row end and run masked ends; the
+   not a whole number of vectors (KFI_DWBPF_CGRAN lanes, the widest), the
+   row walk leaves lanes idle at each row end and runs masked ends; the
    flat walk fills every lane. Rows of whole vectors keep the row walk,
-   whose clean vectors need no masks. */
+   whose clean vectors need no masks (docs/performance_dwbpf.md). */
 static inline int64_t kfi_dwbpf_flat_rule(const kfi_dwbpf_args *a) {
   return a->ow == a->w && a->w < ((int64_t)1 << 30) && a->w % KFI_DWBPF_CGRAN != 0;
 }
