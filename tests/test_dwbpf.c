@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "th_pool.h"
@@ -605,6 +606,72 @@ static void test_row_end_infinity(void) {
       }
 }
 
+/* ---- the measured-plan choice "flat", both ways, through wisdom ----
+   NCHW rows of 20 and 7 (not whole vectors: the rule walks them flat on
+   AVX-512), planned by measuring, the entry exported, its flat word set
+   to 0 and to 1, imported and planned again: each plan must name the word
+   and match the reference (the row walk and the flat walk of one call). */
+static void test_flat_choice(void) {
+  static const int64_t ws[2] = { 20, 7 };
+  int wi, v;
+  for (wi = 0; wi < 2; wi++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err;
+    kf_plan_options o;
+    char path[64], text[8192], ch[300], label[64];
+    FILE *f;
+    size_t len;
+    int fd;
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.nchw = 1, d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.measure = KF_PLAN_MEASURE;
+    snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
+    fd = mkstemp(path);
+    if (!th_check(fd >= 0, "flat choice: a temporary file")) return;
+    close(fd);
+    kf_wisdom_forget();
+    if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+                  "flat choice w=%lld: measured and exported: %s", (long long)d.w, err.message)) {
+      unlink(path);
+      continue;
+    }
+    f = fopen(path, "rb");
+    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[len] = 0;
+    for (v = 0; v < 2; v++) {
+      char *w = strstr(text, "flat=");
+      if (!th_check(w != NULL && (w[5] == '0' || w[5] == '1'), "flat choice w=%lld: the entry names flat", (long long)d.w))
+        break;
+      w[5] = (char)('0' + v);
+      f = fopen(path, "wb");
+      if (!th_check(f != NULL && fwrite(text, 1, len, f) == len, "flat choice: rewrite the entry")) {
+        if (f) fclose(f);
+        break;
+      }
+      fclose(f);
+      kf_wisdom_forget();
+      memset(&o, 0, sizeof o);
+      snprintf(label, sizeof label, "flat=%d", v);
+      if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+                   "flat choice w=%lld %s: import and plan: %s", (long long)d.w, label, err.message))
+        th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
+                 "flat choice w=%lld: the plan takes %s (%s)", (long long)d.w, label, ch);
+      run_case(&d, NULL, NULL, label, NULL);
+    }
+    kf_wisdom_forget();
+    unlink(path);
+  }
+}
+
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
 static void test_accuracy(void) {
   bcase d;
@@ -804,5 +871,6 @@ int main(void) {
   test_determinism();
   test_accuracy();
   test_row_end_infinity();
+  test_flat_choice();
   return th_done();
 }
