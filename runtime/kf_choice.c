@@ -26,8 +26,10 @@
    grain (which also fixes the reduction partition); depthwise input's l2:
    the task grain and the channel chunks. The filter gradient sizes its
    pieces at build time (knobs); its l1d (the NHWC wide walker's gate) is
-   not a choice yet. Batch norm's columns: the few-rows plan by channel
-   blocks where its rule takes it (1), or the rows plan always (0). */
+   not a choice yet. Algorithms are choices as well: batch norm's columns,
+   the few-rows plan by channel blocks where its rule takes it (1) or the
+   rows plan always (0); the filter gradient's flat, the AVX-512 NCHW
+   kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
@@ -38,6 +40,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPI, "llc", offsetof(kfi_dwbpi_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 

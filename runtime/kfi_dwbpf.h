@@ -62,6 +62,8 @@ typedef struct kfi_dwbpf_args {
   void *scratch;                 /* the kernel's scratch query, in bytes */
   int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
   int64_t l1d;                   /* bytes of the L1 data cache (kfi_cpu_caches: the default if unknown) */
+  int64_t flat;                  /* NCHW AVX-512 kernels of row stride 1: walk whole-row pieces as one
+                                    line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
 } kfi_dwbpf_args;
 
 /* Whether x and dy together exceed half the last-level cache, so that a
@@ -82,6 +84,15 @@ typedef struct kfi_dwbpf_tiling {
 
 /* Channels are grouped by this many (a multiple of every ISA's lanes). */
 #define KFI_DWBPF_CGRAN 16
+
+/* The plan's rule for args->flat: where a row of dy is as long as x's and
+   not a whole number of vectors (KFI_DWBPF_CGRAN lanes, the widest), the
+   row walk leaves lanes idle at each row end and runs masked ends; the
+   flat walk fills every lane. Rows of whole vectors keep the row walk,
+   whose clean vectors need no masks (docs/performance_dwbpf.md). */
+static inline int64_t kfi_dwbpf_flat_rule(const kfi_dwbpf_args *a) {
+  return a->ow == a->w && a->w < ((int64_t)1 << 30) && a->w % KFI_DWBPF_CGRAN != 0;
+}
 
 /* The partition of a call; tasks == 0 when there is nothing to sum (the
    output is then all zeros). piece, taskwork >= 1; l1 >= 0; esize: bytes

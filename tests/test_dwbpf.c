@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "th_pool.h"
@@ -543,6 +544,134 @@ static void test_determinism(void) {
   }
 }
 
+/* ---- an infinity at a row end stays out of the taps that never read it ----
+   x or dy all ones but one col (0 or W-1) of every row infinite; NCHW, 3x3
+   SAME, rows of 20 and 28 (not whole vectors: the flat walk of the AVX-512
+   NCHW kernels reads across row ends and must drop those lanes exactly).
+   The taps that never pair the infinite col with anything hold the count
+   of their terms; the others are infinite. */
+static void test_row_end_infinity(void) {
+  static const int64_t ws[2] = { 20, 28 };
+  int wi, which, col;
+  for (wi = 0; wi < 2; wi++)
+    for (which = 0; which < 2; which++) /* 0: x, 1: dy */
+      for (col = 0; col < 2; col++) {
+        const int64_t n = 2, c = 3, h = 5, w = ws[wi], bad = col ? w - 1 : 0, fsv[4] = { 3, 3, 3, 1 };
+        const int64_t ne = n * c * h * w;
+        kf_attrs a;
+        kf_tensor_desc in[3];
+        kf_plan p;
+        kf_error err;
+        float *x = malloc((size_t)ne * sizeof *x), *g = malloc((size_t)ne * sizeof *g), out[27];
+        const void *ins[3];
+        void *outs[1], *scratch = NULL;
+        size_t sb;
+        int64_t e, fy, fx, ch;
+        bcase d;
+        memset(&d, 0, sizeof d);
+        d.T = KF_FLOAT, d.nchw = 1, d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+        make_attrs(&d, &a);
+        set4(&in[0], KF_FLOAT, n, c, h, w);
+        sizes_desc(&in[1], fsv, 4);
+        set4(&in[2], KF_FLOAT, n, c, h, w);
+        for (e = 0; e < ne; e++) x[e] = g[e] = 1.0f;
+        for (e = bad; e < ne; e += w) (which ? g : x)[e] = INFINITY;
+        if (!th_check(kf_plan_op(&p, OP, &a, in, 3, NULL, &err) == KF_OK, "row-end inf: plan: %s", err.message)) {
+          free(x);
+          free(g);
+          continue;
+        }
+        sb = kf_plan_scratch_bytes(&p);
+        scratch = sb ? malloc(sb) : NULL;
+        ins[0] = x, ins[1] = in[1].host_data, ins[2] = g, outs[0] = out;
+        th_check(kf_execute(&p, ins, outs, scratch, sb, &err) == KF_OK, "row-end inf: execute: %s", err.message);
+        for (fy = 0; fy < 3; fy++)
+          for (fx = 0; fx < 3; fx++) {
+            /* the terms of tap (fy, fx): output cols ox with input col ox - 1 + fx in [0, w) */
+            const int64_t lo = fx == 0 ? 1 : 0, hi = fx == 2 ? w - 1 : w;
+            /* the infinite col, of x (input col) or of dy (output col), in them? */
+            const int touched = which ? (bad >= lo && bad < hi) : (bad + 1 - fx >= lo && bad + 1 - fx < hi);
+            const double terms = (double)(n * (h - (fy != 1)) * (hi - lo));
+            for (ch = 0; ch < c; ch++) {
+              const float v = out[(fy * 3 + fx) * c + ch];
+              th_check(touched ? isinf(v) && v > 0 : (double)v == terms,
+                       "row-end inf in %s col %lld, w=%lld [%s]: tap (%lld,%lld) ch %lld = %g, want %g", which ? "dy" : "x",
+                       (long long)bad, (long long)w, kf_plan_kernel_name(&p), (long long)fy, (long long)fx, (long long)ch, v,
+                       touched ? (double)INFINITY : terms);
+            }
+          }
+        free(scratch);
+        free(x);
+        free(g);
+      }
+}
+
+/* ---- the measured-plan choice "flat", both ways, through wisdom ----
+   NCHW rows of 20 and 7 (not whole vectors: the rule walks them flat on
+   AVX-512), planned by measuring, the entry exported, its flat word set
+   to 0 and to 1, imported and planned again: each plan must name the word
+   and match the reference (the row walk and the flat walk of one call). */
+static void test_flat_choice(void) {
+  static const int64_t ws[2] = { 20, 7 };
+  int wi, v;
+  for (wi = 0; wi < 2; wi++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err;
+    kf_plan_options o;
+    char path[64], text[8192], ch[300], label[64];
+    FILE *f;
+    size_t len;
+    int fd;
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.nchw = 1, d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.measure = KF_PLAN_MEASURE;
+    snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
+    fd = mkstemp(path);
+    if (!th_check(fd >= 0, "flat choice: a temporary file")) return;
+    close(fd);
+    kf_wisdom_forget();
+    if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+                  "flat choice w=%lld: measured and exported: %s", (long long)d.w, err.message)) {
+      unlink(path);
+      continue;
+    }
+    f = fopen(path, "rb");
+    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[len] = 0;
+    for (v = 0; v < 2; v++) {
+      char *w = strstr(text, "flat=");
+      if (!th_check(w != NULL && (w[5] == '0' || w[5] == '1'), "flat choice w=%lld: the entry names flat", (long long)d.w))
+        break;
+      w[5] = (char)('0' + v);
+      f = fopen(path, "wb");
+      if (!th_check(f != NULL && fwrite(text, 1, len, f) == len, "flat choice: rewrite the entry")) {
+        if (f) fclose(f);
+        break;
+      }
+      fclose(f);
+      kf_wisdom_forget();
+      memset(&o, 0, sizeof o);
+      snprintf(label, sizeof label, "flat=%d", v);
+      if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+                   "flat choice w=%lld %s: import and plan: %s", (long long)d.w, label, err.message))
+        th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
+                 "flat choice w=%lld: the plan takes %s (%s)", (long long)d.w, label, ch);
+      run_case(&d, NULL, NULL, label, NULL);
+    }
+    kf_wisdom_forget();
+    unlink(path);
+  }
+}
+
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
 static void test_accuracy(void) {
   bcase d;
@@ -741,5 +870,7 @@ int main(void) {
   test_every_kernel();
   test_determinism();
   test_accuracy();
+  test_row_end_infinity();
+  test_flat_choice();
   return th_done();
 }

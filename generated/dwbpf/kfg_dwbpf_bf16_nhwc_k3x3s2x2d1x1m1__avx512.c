@@ -73,8 +73,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide(const kfi_dwbpf_a
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 7u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 7u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
@@ -107,8 +107,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide(const kfi_dwbpf_a
         s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
         s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
@@ -376,8 +376,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide_pf(const kfi_dwbp
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 7u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 7u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
@@ -431,8 +431,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide_pf(const kfi_dwbp
         s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
         s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
@@ -733,8 +733,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full(const kfi_dwbpf_a
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 7u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 7u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
@@ -747,8 +747,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full(const kfi_dwbpf_a
         s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
         s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -886,8 +886,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full_pf(const kfi_dwbp
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 7u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 7u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 16);
@@ -907,8 +907,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full_pf(const kfi_dwbp
         s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
         s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 16);

@@ -81,74 +81,302 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_a
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 31u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const int64_t i0 = (ox * 1 - PL) * C;
-        const kv_f gv0 = kv_ld(g + ox * C);
-        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
-        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
-        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
-        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
-        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+    if (vm == 31u) { /* interior cols: every tap exists */
+      /* by input col ix: its vector of each filter row loaded once, for every
+         tap col fx against dy of out col ix + PL - fx where that lies in
+         [lo, hi); each accumulator still adds its terms by ascending ox */
+      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
+      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      int64_t ix = ixa;
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
+        if (ix + PL >= lo && ix + PL < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+        }
+        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+        }
+        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+        }
+        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
+          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+        }
+        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
+          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+        }
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const int64_t i0 = (ox * 1 - PL) * C;
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+      if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        kv_f gq0_3 = kv_ld(g + (ix + PL - 3) * C);
+        kv_f gq0_4 = kv_ld(g + (ix + PL - 4) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+          }
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+          }
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+          }
+          {
+            const kv_f xv = kv_ld(x3 + ix * C);
+            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+          }
+          {
+            const kv_f xv = kv_ld(x4 + ix * C);
+            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+          }
+          gq0_4 = gq0_3;
+          gq0_3 = gq0_2;
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
         }
-        if (vm & 2u) {
-        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
+        if (ix + PL >= lo && ix + PL < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (vm & 4u) {
-        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (vm & 8u) {
-        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (vm & 16u) {
-        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
+          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+        }
+        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
+          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+        }
+      }
+    } else { /* interior cols of a row with missing filter rows */
+      /* by input col ix: its vector of each filter row loaded once, for every
+         tap col fx against dy of out col ix + PL - fx where that lies in
+         [lo, hi); each accumulator still adds its terms by ascending ox */
+      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
+      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      int64_t ix = ixa;
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
+        if (ix + PL >= lo && ix + PL < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+        }
+        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+        }
+        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+        }
+        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
+          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+        }
+        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
+          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+        }
+      }
+      if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        kv_f gq0_3 = kv_ld(g + (ix + PL - 3) * C);
+        kv_f gq0_4 = kv_ld(g + (ix + PL - 4) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) {
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+          }
+          }
+          if (vm & 2u) {
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+          }
+          }
+          if (vm & 4u) {
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+          }
+          }
+          if (vm & 8u) {
+          {
+            const kv_f xv = kv_ld(x3 + ix * C);
+            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+          }
+          }
+          if (vm & 16u) {
+          {
+            const kv_f xv = kv_ld(x4 + ix * C);
+            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+          }
+          }
+          gq0_4 = gq0_3;
+          gq0_3 = gq0_2;
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
+        if (ix + PL >= lo && ix + PL < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+        }
+        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+        }
+        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+        }
+        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
+          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+        }
+        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
+          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
     }
@@ -412,8 +640,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbp
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 31u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 31u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 16);
@@ -448,8 +676,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbp
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 16);

@@ -72,8 +72,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_a
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 31u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 31u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
@@ -102,8 +102,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_a
         s0_4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv0), s0_4_3);
         s0_4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv0), s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {

@@ -75,8 +75,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_p1_full(const kfi_dwbpf_arg
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 31u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 31u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
@@ -105,8 +105,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_p1_full(const kfi_dwbpf_arg
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -406,8 +406,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_p1_full_pf(const kfi_dwbpf_
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 31u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 31u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 4);
@@ -447,8 +447,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_p1_full_pf(const kfi_dwbpf_
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 4);

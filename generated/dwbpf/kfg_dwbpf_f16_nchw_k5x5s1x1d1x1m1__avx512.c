@@ -31,6 +31,292 @@ static inline kv_f kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(const ui
   return kv_cvt_in(_mm256_maskz_loadu_epi16(m, (const void *)((uintptr_t)p + (uintptr_t)off * sizeof *p)));
 }
 
+typedef __m512i kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols;
+static inline kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(int64_t v) { return _mm512_set1_epi32((int)v); }
+/* lanes with lo <= col < hi */
+static inline kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols col, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols hi) {
+  return _mm512_cmpge_epi32_mask(col, lo) & _mm512_cmplt_epi32_mask(col, hi);
+}
+static inline kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask n) { return m & n; }
+/* s + x*g in the lanes of m; s elsewhere */
+static inline kv_f kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_f x, kv_f g, kv_f s, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m) { return _mm512_mask3_fmadd_ps(x, g, s, m); }
+/* the output cols of lanes 0..15 of a row's first vector, and of the
+   next vector (cols + 16 mod W; W < 2^30 by the plan's rule) */
+static inline kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols_first(int64_t W) {
+  int32_t v[16];
+  int i;
+  for (i = 0; i < 16; i++) v[i] = (int32_t)(i % W);
+  return _mm512_loadu_si512((const void *)v);
+}
+static inline kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols_next(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols col, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols step, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols w) {
+  col = _mm512_add_epi32(col, step);
+  return _mm512_mask_sub_epi32(col, _mm512_cmpge_epi32_mask(col, w), col, w);
+}
+
+/* pass 1 (filter rows 0, 1, 2, 3, 4), flat: rows [r0, r1) of channel c, whole rows,
+   OW == W; the sums added to part */
+static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_p1_flat(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left, HW = H * W;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  /* x of tap (fy, fx) at flat index i + o_fy + fx*dw; unmasked loads where
+     every tap of the vector lies in the plane: i + omin >= 0, i + 16 + omax <= HW */
+  const int64_t omin = -PT * W - PL, omax = (4 - PT) * W + 4 - PL;
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols first = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols_first(W), step = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(16 % W), wv = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W);
+  int64_t r = r0, b = r0 / OH, oy = r0 % OH, i;
+  /* tap col 0: lanes whose input col, out col - PL + 0, lies in [0, W) */
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(PL - 0), hi0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W + PL - 0);
+  /* tap col 1: lanes whose input col, out col - PL + 1, lies in [0, W) */
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(PL - 1), hi1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W + PL - 1);
+  /* tap col 2: lanes whose input col, out col - PL + 2, lies in [0, W) */
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(PL - 2), hi2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W + PL - 2);
+  /* tap col 3: lanes whose input col, out col - PL + 3, lies in [0, W) */
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(PL - 3), hi3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W + PL - 3);
+  /* tap col 4: lanes whose input col, out col - PL + 4, lies in [0, W) */
+  const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols lo4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(PL - 4), hi4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_splat(W + PL - 4);
+  const int64_t o0 = (0 - PT) * W - PL;
+  const int64_t o1 = (1 - PT) * W - PL;
+  const int64_t o2 = (2 - PT) * W - PL;
+  const int64_t o3 = (3 - PT) * W - PL;
+  const int64_t o4 = (4 - PT) * W - PL;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s0_3 = kv_zero();
+  kv_f s0_4 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s1_3 = kv_zero();
+  kv_f s1_4 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  kv_f s2_3 = kv_zero();
+  kv_f s2_4 = kv_zero();
+  kv_f s3_0 = kv_zero();
+  kv_f s3_1 = kv_zero();
+  kv_f s3_2 = kv_zero();
+  kv_f s3_3 = kv_zero();
+  kv_f s3_4 = kv_zero();
+  kv_f s4_0 = kv_zero();
+  kv_f s4_1 = kv_zero();
+  kv_f s4_2 = kv_zero();
+  kv_f s4_3 = kv_zero();
+  kv_f s4_4 = kv_zero();
+  while (r < r1) { /* the rows [oy, oy1) of image b */
+    const int64_t oy1 = oy + (r1 - r) < OH ? oy + (r1 - r) : OH, f1 = oy1 * W;
+    const uint16_t *xp = x + (b * C + c) * HW;
+    const uint16_t *gp = dy + (b * C + c) * OH * W;
+    kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols col = first;
+    for (i = oy * W; i < f1; i += 16, col = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_cols_next(col, step, wv)) {
+      const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo0, hi0);
+      const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo1, hi1);
+      const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo2, hi2);
+      const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo3, hi3);
+      const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo4, hi4);
+      if (i + omin >= 0 && i + 16 + omax <= HW && i + 16 <= f1) {
+        const kv_f gv = kv_ld(gp + i);
+        s0_0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0), gv, s0_0, m0);
+        s0_1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0 + 1), gv, s0_1, m1);
+        s0_2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0 + 2), gv, s0_2, m2);
+        s0_3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0 + 3), gv, s0_3, m3);
+        s0_4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0 + 4), gv, s0_4, m4);
+        s1_0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o1), gv, s1_0, m0);
+        s1_1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o1 + 1), gv, s1_1, m1);
+        s1_2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o1 + 2), gv, s1_2, m2);
+        s1_3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o1 + 3), gv, s1_3, m3);
+        s1_4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o1 + 4), gv, s1_4, m4);
+        s2_0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o2), gv, s2_0, m0);
+        s2_1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o2 + 1), gv, s2_1, m1);
+        s2_2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o2 + 2), gv, s2_2, m2);
+        s2_3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o2 + 3), gv, s2_3, m3);
+        s2_4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o2 + 4), gv, s2_4, m4);
+        s3_0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o3), gv, s3_0, m0);
+        s3_1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o3 + 1), gv, s3_1, m1);
+        s3_2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o3 + 2), gv, s3_2, m2);
+        s3_3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o3 + 3), gv, s3_3, m3);
+        s3_4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o3 + 4), gv, s3_4, m4);
+        s4_0 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o4), gv, s4_0, m0);
+        s4_1 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o4 + 1), gv, s4_1, m1);
+        s4_2 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o4 + 2), gv, s4_2, m2);
+        s4_3 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o4 + 3), gv, s4_3, m3);
+        s4_4 = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o4 + 4), gv, s4_4, m4);
+      } else { /* near the plane's ends or the rows' end: lanes by row and range too */
+        const int64_t n = f1 - i < 16 ? f1 - i : 16;
+        { /* filter row 0: lanes whose input row lies in [0, H), below n */
+          int64_t lo = -i - o0 - PL, hi = HW - i - o0 - PL;
+          if (lo < 0) lo = 0;
+          if (hi > n) hi = n;
+          if (hi > lo) {
+            const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask mr = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo, hi);
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m0, mr);
+              s0_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o0, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s0_0);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m1, mr);
+              s0_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o0 + 1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s0_1);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m2, mr);
+              s0_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o0 + 2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s0_2);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m3, mr);
+              s0_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o0 + 3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s0_3);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m4, mr);
+              s0_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o0 + 4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s0_4);
+            }
+          }
+        }
+        { /* filter row 1: lanes whose input row lies in [0, H), below n */
+          int64_t lo = -i - o1 - PL, hi = HW - i - o1 - PL;
+          if (lo < 0) lo = 0;
+          if (hi > n) hi = n;
+          if (hi > lo) {
+            const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask mr = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo, hi);
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m0, mr);
+              s1_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s1_0);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m1, mr);
+              s1_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o1 + 1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s1_1);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m2, mr);
+              s1_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o1 + 2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s1_2);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m3, mr);
+              s1_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o1 + 3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s1_3);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m4, mr);
+              s1_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o1 + 4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s1_4);
+            }
+          }
+        }
+        { /* filter row 2: lanes whose input row lies in [0, H), below n */
+          int64_t lo = -i - o2 - PL, hi = HW - i - o2 - PL;
+          if (lo < 0) lo = 0;
+          if (hi > n) hi = n;
+          if (hi > lo) {
+            const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask mr = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo, hi);
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m0, mr);
+              s2_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s2_0);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m1, mr);
+              s2_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o2 + 1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s2_1);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m2, mr);
+              s2_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o2 + 2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s2_2);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m3, mr);
+              s2_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o2 + 3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s2_3);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m4, mr);
+              s2_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o2 + 4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s2_4);
+            }
+          }
+        }
+        { /* filter row 3: lanes whose input row lies in [0, H), below n */
+          int64_t lo = -i - o3 - PL, hi = HW - i - o3 - PL;
+          if (lo < 0) lo = 0;
+          if (hi > n) hi = n;
+          if (hi > lo) {
+            const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask mr = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo, hi);
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m0, mr);
+              s3_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s3_0);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m1, mr);
+              s3_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o3 + 1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s3_1);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m2, mr);
+              s3_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o3 + 2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s3_2);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m3, mr);
+              s3_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o3 + 3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s3_3);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m4, mr);
+              s3_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o3 + 4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s3_4);
+            }
+          }
+        }
+        { /* filter row 4: lanes whose input row lies in [0, H), below n */
+          int64_t lo = -i - o4 - PL, hi = HW - i - o4 - PL;
+          if (lo < 0) lo = 0;
+          if (hi > n) hi = n;
+          if (hi > lo) {
+            const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask mr = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo, hi);
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m0, mr);
+              s4_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s4_0);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m1, mr);
+              s4_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o4 + 1, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s4_1);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m2, mr);
+              s4_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o4 + 2, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s4_2);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m3, mr);
+              s4_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o4 + 3, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s4_3);
+            }
+            {
+              const kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_mask m = kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_both(m4, mr);
+              s4_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(xp, i + o4 + 4, m), kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(gp, i, m), s4_4);
+            }
+          }
+        }
+      }
+    }
+    r += oy1 - oy;
+    b++;
+    oy = 0;
+  }
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s0_3);
+  part[4 * C + c] += kv_hsum(s0_4);
+  part[5 * C + c] += kv_hsum(s1_0);
+  part[6 * C + c] += kv_hsum(s1_1);
+  part[7 * C + c] += kv_hsum(s1_2);
+  part[8 * C + c] += kv_hsum(s1_3);
+  part[9 * C + c] += kv_hsum(s1_4);
+  part[10 * C + c] += kv_hsum(s2_0);
+  part[11 * C + c] += kv_hsum(s2_1);
+  part[12 * C + c] += kv_hsum(s2_2);
+  part[13 * C + c] += kv_hsum(s2_3);
+  part[14 * C + c] += kv_hsum(s2_4);
+  part[15 * C + c] += kv_hsum(s3_0);
+  part[16 * C + c] += kv_hsum(s3_1);
+  part[17 * C + c] += kv_hsum(s3_2);
+  part[18 * C + c] += kv_hsum(s3_3);
+  part[19 * C + c] += kv_hsum(s3_4);
+  part[20 * C + c] += kv_hsum(s4_0);
+  part[21 * C + c] += kv_hsum(s4_1);
+  part[22 * C + c] += kv_hsum(s4_2);
+  part[23 * C + c] += kv_hsum(s4_3);
+  part[24 * C + c] += kv_hsum(s4_4);
+}
+
 /* pass 1 (filter rows 0, 1, 2, 3, 4), the clean vectors j in [jl, jr)
    (cols c0 + j*16 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
@@ -376,6 +662,12 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
   if (e > c1) e = c1;
   jr = e - c0 >= 16 ? (e - c0) / 16 : 0;
   if (jr < jl) jr = jl;
+  if (a->flat && c0 == 0 && c1 == a->ow && a->ow == W && W < ((int64_t)1 << 30)) {
+    for (c = ch0; c < ch1; c++) {
+      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_p1_flat(a, r0, r1, c, part);
+    }
+    return;
+  }
   for (c = ch0; c < ch1; c++) {
     if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
     if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);

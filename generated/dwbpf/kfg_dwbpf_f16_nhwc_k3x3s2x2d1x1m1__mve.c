@@ -49,8 +49,8 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 7u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 7u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
@@ -63,8 +63,8 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
         s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
         s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {

@@ -35,8 +35,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args 
       x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
       vm |= 1u;
     }
-    if (vm == 1u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 1u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
@@ -45,8 +45,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args 
         s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
         s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -201,8 +201,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args 
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    if (vm == 2u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 2u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
@@ -211,8 +211,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args 
         s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
         s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 2u) {
@@ -367,8 +367,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args 
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    if (vm == 4u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 4u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
@@ -377,8 +377,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args 
         s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
         s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 4u) {
@@ -533,8 +533,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args 
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
-    if (vm == 8u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 8u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
@@ -543,8 +543,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args 
         s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
         s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 8u) {
@@ -699,8 +699,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args 
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 16u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 16u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
@@ -709,8 +709,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args 
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 16u) {

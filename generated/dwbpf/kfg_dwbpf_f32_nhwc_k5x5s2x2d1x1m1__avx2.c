@@ -51,8 +51,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p1_full(const kfi_dwbpf_args
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    if (vm == 3u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 3u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
@@ -66,8 +66,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p1_full(const kfi_dwbpf_args
         s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
         s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -205,8 +205,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_a
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    if (vm == 3u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 3u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
@@ -225,8 +225,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_a
         s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
         s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
@@ -498,8 +498,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p2_full(const kfi_dwbpf_args
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
-    if (vm == 12u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 12u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
@@ -513,8 +513,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p2_full(const kfi_dwbpf_args
         s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
         s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 4u) {
@@ -652,8 +652,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_a
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
-    if (vm == 12u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 12u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
@@ -672,8 +672,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_a
         s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
         s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
@@ -935,8 +935,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p3_full(const kfi_dwbpf_args
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 16u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 16u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
@@ -945,8 +945,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p3_full(const kfi_dwbpf_args
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 16u) {
@@ -1030,8 +1030,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_a
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    if (vm == 16u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+    if (vm == 16u) { /* interior cols: every tap exists */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
@@ -1043,8 +1043,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_a
         s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
         s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+    } else { /* interior cols of a row with missing filter rows */
+      for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
