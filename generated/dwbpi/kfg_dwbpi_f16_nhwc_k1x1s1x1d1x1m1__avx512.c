@@ -342,9 +342,9 @@ void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *
   /* Channel chunks, outside the rows of a task (nhwc_simd's task): a
      block's working set per channel (its dy columns, the filter taps, its
      dx pixels) times the chunk stays within L1B bytes, by the cache rule
-     (L1B = 0) half the L1d, so the blocks of a row share their dy columns
+     (L1B = 0) the L1d, so the blocks of a row share their dy columns
      and the next rows find their dy rows in the L1d (docs/performance_dwbpi.md). */
-  cc = a->cache.l1d / 2 / 34 / 32 * 32;
+  cc = a->cache.l1d / 34 / 32 * 32;
   if (cc < 32) cc = 32;
   {
     const int64_t lines = (a->c - a->c % 16 + 31) / 32;

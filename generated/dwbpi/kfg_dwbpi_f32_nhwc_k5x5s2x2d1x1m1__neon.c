@@ -1862,9 +1862,9 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *pa
   /* Channel chunks, outside the rows of a task (nhwc_simd's task): a
      block's working set per channel (its dy columns, the filter taps, its
      dx pixels) times the chunk stays within L1B bytes, by the cache rule
-     (L1B = 0) half the L1d, so the blocks of a row share their dy columns
+     (L1B = 0) the L1d, so the blocks of a row share their dy columns
      and the next rows find their dy rows in the L1d (docs/performance_dwbpi.md). */
-  cc = a->cache.l1d / 2 / 276 / 16 * 16;
+  cc = a->cache.l1d / 276 / 16 * 16;
   if (cc < 16) cc = 16;
   {
     const int64_t lines = (a->c - a->c % 4 + 15) / 16;
