@@ -2052,8 +2052,8 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *
       for (c = 0; c < a->c; c++) frot[t * a->c + c] = f[t * a->c + (c + x.shift) % a->c];
   }
   (void)dxb;
-  /* Channel chunks, outside the rows of a task (nhwc_simd's task): a
-     block's working set per channel (its dy columns, the filter taps, its
+  /* Channel chunks, each run down a task's rows (_task): a block's
+     working set per channel (its dy columns, the filter taps, its
      dx pixels) times the chunk stays within L1B bytes, by the cache rule
      (L1B = 0) the L1d, so the blocks of a row share their dy columns
      and the next rows find their dy rows in the L1d (docs/performance_dwbpi.md). */

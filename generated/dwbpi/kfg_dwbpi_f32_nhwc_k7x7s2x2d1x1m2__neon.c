@@ -3953,8 +3953,8 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *pa
   x.nt = KV_HAS_STREAM && 16 >= 64 && dxb >= a->cache.llc / 4;
   x.nt = x.nt && a->c % 4 == 0 && (uintptr_t)a->dx % 16 == 0;
   (void)dxb;
-  /* Channel chunks, outside the rows of a task (nhwc_simd's task): a
-     block's working set per channel (its dy columns, the filter taps, its
+  /* Channel chunks, each run down a task's rows (_task): a block's
+     working set per channel (its dy columns, the filter taps, its
      dx pixels) times the chunk stays within L1B bytes, by the cache rule
      (L1B = 0) the L1d, so the blocks of a row share their dy columns
      and the next rows find their dy rows in the L1d (docs/performance_dwbpi.md). */
