@@ -23,8 +23,9 @@
    detected L1d and L2, a measured plan may size as the other CPU classes
    users run (L1d 32 or 64 KiB; L2 512 KiB as Zen 3, 2 MiB as Emerald
    Rapids). Batch norm's l1d: pass 1's sub-block of rows; its l2: the task
-   grain (which also fixes the reduction partition); depthwise input's l2:
-   the task grain and the channel chunks. The filter gradient sizes its
+   grain (which also fixes the reduction partition); depthwise input's
+   l1d: the channel chunks run down a task's rows (2^40: one chunk, the
+   rows walked once with every channel), its l2: the task grain. The filter gradient sizes its
    pieces at build time (knobs); its l1d (the NHWC wide walker's gate) is
    not a choice yet. Algorithms are choices as well: batch norm's columns,
    the few-rows plan by channel blocks where its rule takes it (1) or the
@@ -38,6 +39,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_BNGRAD, "l2", offsetof(kfi_bngrad_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_BNGRAD, "columns", offsetof(kfi_bngrad_args, columns), 1, { 0 } },
   { KFG_FAMILY_DWBPI, "llc", offsetof(kfi_dwbpi_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPI, "l1d", offsetof(kfi_dwbpi_args, cache.l1d), 3, { 32 * KFI_KIB, 64 * KFI_KIB, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },

@@ -351,6 +351,13 @@ static void special_case(const kconf *k, int variant, th_rng *r, dcase *d) {
       }
       d->w = (d->w & ~1) | (variant == 8);
       break;
+    case 9: /* many channels, small images: several channel chunks a task (NHWC SIMD, chunks sized to the
+               L1d), whole lines of channels (streamed with KFORGE_LLC=1) or a tail of a vector */
+      d->n = 1;
+      d->h = ri(r, 2, 6);
+      d->w = ri(r, 3, 12);
+      d->c = ri(r, 0, 1) ? 16 * ri(r, 9, 19) : ri(r, 129, 300);
+      break;
     default: break;
   }
 }
@@ -438,10 +445,10 @@ static void test_every_kernel(void) {
     if (!k.generic) {
       ns++;
       nscalar += th_kernel_isa(name) == KF_ISA_SCALAR;
-      for (v = 0; v < 10; v++) {
+      for (v = 0; v < 11; v++) {
         seed_kernel_case(r, &k, "variant", v);
         for (j = 0, ran = 0; j < 20 && !ran; j++) {
-          special_case(&k, v % 9, r, &d);
+          special_case(&k, v % 10, r, &d);
           ran = run_case(&d, &opt, name, "forced");
         }
         th_check(ran, "%s: no valid case for variant %d", name, v);

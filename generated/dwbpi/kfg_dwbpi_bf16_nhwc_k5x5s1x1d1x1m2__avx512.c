@@ -23,7 +23,7 @@ typedef struct kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_ctx {
   /* per column phase px: pixels ix = x0 + k*1, k in [0, n); every filter
      column of the phase exists for k in [klo, khi) */
   int64_t x0[1], n[1], klo[1], khi[1];
-  int64_t cc;                                     /* channels per chunk: a multiple of a cache line */
+  int64_t nch;                                    /* channel chunks (of whole cache lines) */
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
 } kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_ctx;
 
@@ -1384,7 +1384,8 @@ static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
 }
 
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4 }. */
-static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_ctx *x, int64_t b, int64_t iy) {
+static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_ctx *x, int64_t b, int64_t iy, const int64_t cb, const int64_t ce,
+                         const int last) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 2;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
@@ -1417,9 +1418,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 2u + 4u + 8u + 16u; /* every filter row exists */
-    int64_t cb, ce;
-    for (cb = 0; cb < CV; cb = ce) { /* channel chunks [cb, ce) */
-      ce = CV - cb > x->cc ? cb + x->cc : CV;
+    if (cb < ce) { /* the channel chunk [cb, ce) */
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
@@ -1469,7 +1468,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_bf16
         }
       }
     }
-    if (CV < C) { /* channel tail: masked, pixel by pixel */
+    if (CV < C && last) { /* channel tail, with the last chunk: masked, pixel by pixel */
       const int rem = (int)(C - CV);
       const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
       c0 = CV;
@@ -1700,8 +1699,18 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t)
   const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
   int64_t iy, iy1 = iy0 + x->rb;
   if (iy1 > x->a->h) iy1 = x->a->h;
-  for (iy = iy0; iy < iy1; iy++) {
-    kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(x, b, iy);
+  const int64_t C = x->a->c, CV = C - C % 16, lines = (CV + 31) / 32;
+  int64_t i;
+  /* x->nch channel chunks [cb, ce) of whole lines, as even as lines go,
+     outside the rows (a chunk's rows find its dy rows in the L1d); the
+     channel tail (C mod 16) with the last chunk */
+  for (i = 0; i < x->nch; i++) {
+    const int64_t cb = lines * i / x->nch * 32, e = lines * (i + 1) / x->nch * 32;
+    const int64_t ce = e < CV ? e : CV;
+    const int last = i == x->nch - 1;
+    for (iy = iy0; iy < iy1; iy++) {
+      kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_row0(x, b, iy, cb, ce, last);
+    }
   }
 }
 
@@ -1710,6 +1719,7 @@ void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par 
   const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
   const int64_t dxb = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t);
   kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_ctx x;
+  int64_t cc;
   x.a = a;
   /* fixed partition (the shape and the plan's caches, never the thread
      count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
@@ -1729,13 +1739,18 @@ void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par 
   x.nt = 0;
   x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 32 == 0;
   (void)dxb;
-  /* Channel chunks: a block's working set per channel (its dy columns, the
-     filter taps, its dx pixels) times the chunk stays within L1B bytes, by
-     the cache rule (L1B = 0) half the L2: chunks sized to the L1d did not
-     pay on Zen 3 (the tuner kept none), the blocks' shared dy columns are
-     found in L2. */
-  x.cc = a->cache.l2 / 2 / 356 / 32 * 32;
-  if (x.cc < 32) x.cc = 32;
+  /* Channel chunks, each run down a task's rows (_task): a block's
+     working set per channel (its dy columns, the filter taps, its
+     dx pixels) times the chunk stays within L1B bytes, by the cache rule
+     (L1B = 0) the L1d, so the blocks of a row share their dy columns
+     and the next rows find their dy rows in the L1d (docs/performance_dwbpi.md). */
+  cc = a->cache.l1d / 356 / 32 * 32;
+  if (cc < 32) cc = 32;
+  {
+    const int64_t lines = (a->c - a->c % 16 + 31) / 32;
+    x.nch = (lines + cc / 32 - 1) / (cc / 32);
+    if (x.nch < 1) x.nch = 1;
+  }
   x.x0[0] = 0;
   x.n[0] = W;
   {

@@ -113,7 +113,7 @@ return {
     PIX = 8,            -- SIMD kernels: at most this many output pixels per register block
     TASK = 0,           -- outputs per task (a block of rows): the thread work grain (0: L2 / 32)
     NT_MIN = 0,         -- dx bytes from which the SIMD kernels stream their stores (0: the cache rule)
-    L1B = 0,            -- NHWC SIMD kernels: bytes for a block's working set (sets the channel chunk; 0: L2 / 2)
+    L1B = 0,            -- NHWC SIMD kernels: bytes for a block's working set (sets the channel chunk; 0: the L1d)
   },
 
   -- Tunable params (docs/tuning.md): every value is correct (each output
@@ -125,7 +125,7 @@ return {
     { name = "NT_MIN", tag = "nt", values = { 0, 65536, 1048576, 8388608, 1073741824 },
       doc = "dx bytes from which stores stream (0: the cache rule, whole lines only, from a quarter of the last-level cache; 1 GiB: never)" },
     { name = "L1B", tag = "l", values = { 0, 8192, 16384, 32768, 1048576 },
-      doc = "bytes for an NHWC SIMD block's working set: sets the channel chunk (0: the cache rule, half the L2; 1 MiB: no chunks)" },
+      doc = "bytes for an NHWC SIMD block's working set: sets the channel chunk (0: the cache rule, the L1d; 1 MiB: no chunks)" },
   },
 
   -- The family's hand-written files (the build and the tools list them from here).
