@@ -25,9 +25,9 @@
    Rapids). Batch norm's l1d: pass 1's sub-block of rows; its l2: the task
    grain (which also fixes the reduction partition); depthwise input's
    l1d: the channel chunks run down a task's rows (2^40: one chunk, the
-   rows walked once with every channel), its l2: the task grain. The filter gradient sizes its
-   pieces at build time (knobs); its l1d (the NHWC wide walker's gate) is
-   not a choice yet. Algorithms are choices as well: batch norm's columns,
+   rows walked once with every channel), its l2: the task grain. The filter
+   gradient sizes its pieces at build time (knobs); its l1d (the NHWC wide
+   walker's gate) is not a choice yet. Algorithms are choices as well: batch norm's columns,
    the few-rows plan by channel blocks where its rule takes it (1) or the
    rows plan always (0); the filter gradient's flat, the AVX-512 NCHW
    kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
