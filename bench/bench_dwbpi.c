@@ -185,7 +185,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     kf_error err;
     kjob k1, kn, km;
     djob dj, djn;
-    void *f, *g, *x, *xd;
+    void *f, *g, *x, *xd, *xm;
     bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
     double noise, tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
     case_key(d, key, sizeof key);
@@ -210,6 +210,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     g = bench_alloc(ng * es);
     x = bench_alloc(nx * es);
     xd = bench_alloc(nx * es);
+    xm = bench_alloc(nx * es); /* the measured plan's own: a plan that streams must not evict the rule's dx */
     if (d->T == KF_FLOAT) {
       bench_fill_f32(f, nf, 1u + (unsigned)ci, -1, 1);
       bench_fill_f32(g, ng, 100u + (unsigned)ci, -1, 1);
@@ -224,16 +225,17 @@ void bench_dwbpi(bench_ctx *ctx) {
     if (kf_plan_op(&k1.plan, OP, &at, in, 3, &o1, &err) != KF_OK ||
         kf_plan_op(&kn.plan, OP, &at, in, 3, &on, &err) != KF_OK || kf_plan_scratch_bytes(&k1.plan) != 0) {
       bench_printf(ctx, "| %s | plan failed or needs scratch: %s | |\n", key, err.message);
-      bench_free(f), bench_free(g), bench_free(x), bench_free(xd);
+      bench_free(f), bench_free(g), bench_free(x), bench_free(xd), bench_free(xm);
       continue;
     }
     k1.in[0] = kn.in[0] = sizes, k1.in[1] = kn.in[1] = f, k1.in[2] = kn.in[2] = g;
     k1.out[0] = kn.out[0] = x;
     { /* the measured plan (docs/tuning.md), 1 thread, timed on these very buffers */
-      const void *bufs[4] = { sizes, f, g, x };
+      const void *bufs[4] = { sizes, f, g, xm };
       o1.measure = KF_PLAN_MEASURE;
       o1.buffers = bufs;
       km = k1;
+      km.out[0] = xm;
       if (kf_plan_op(&km.plan, OP, &at, in, 3, &o1, &err) != KF_OK || kf_plan_scratch_bytes(&km.plan) != 0) km = k1;
     }
     memset(&dj, 0, sizeof dj);
@@ -305,7 +307,7 @@ void bench_dwbpi(bench_ctx *ctx) {
                  cm[0], cm[1], kf_plan_choices(&km.plan, chosen, sizeof chosen));
     dnnl_teardown(&dj);
     dnnl_teardown(&djn);
-    bench_free(f), bench_free(g), bench_free(x), bench_free(xd);
+    bench_free(f), bench_free(g), bench_free(x), bench_free(xd), bench_free(xm);
   }
   if (ln > 0) {
     bench_printf(ctx, "\nf32 NHWC: geometric-mean speedup over the faster library (1T): %.2fx (target 1.5x); "
