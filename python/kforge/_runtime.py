@@ -63,7 +63,8 @@ class _Error(ctypes.Structure):
 
 class _PlanOptions(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char_p), ("generic_only", ctypes.c_int), ("isas", ctypes.c_uint),
-                ("threads", ctypes.c_void_p), ("measure", ctypes.c_int), ("buffers", ctypes.c_void_p)]
+                ("threads", ctypes.c_void_p), ("measure", ctypes.c_int), ("buffers", ctypes.c_void_p),
+                ("fresh_outputs", ctypes.c_int)]
 
 
 class _KernelInfo(ctypes.Structure):
@@ -405,7 +406,7 @@ class Plan:
     read at plan time, the planned values)."""
 
     def __init__(self, op: OpDef, arrays: Sequence[np.ndarray], attrs: tuple, threads: int,
-                 sig: tuple, measure: int = 0) -> None:
+                 sig: tuple, measure: int = 0, fresh: bool = False) -> None:
         self.op = op
         self.threads = threads
         self.signature = sig
@@ -433,8 +434,9 @@ class Plan:
             d.host_data = a.ctypes.data if op.inputs[k].host else None
         self._options = None
         opt_addr = None
-        if threads > 1 or measure:
-            self._options = _PlanOptions(threads=_threads_of(threads) if threads > 1 else None, measure=measure)
+        if threads > 1 or measure or fresh:
+            self._options = _PlanOptions(threads=_threads_of(threads) if threads > 1 else None, measure=measure,
+                                         fresh_outputs=int(fresh))
             opt_addr = ctypes.addressof(self._options)
         if lib.kf_plan_op(self._addr, op.code, attrs_addr, ctypes.addressof(descs), op.nin, opt_addr,
                           ctypes.addressof(err)) != 0:
@@ -651,11 +653,11 @@ _mode = [0]
 
 
 def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
-              measure: Optional[bool] = None) -> Tuple[Plan, List[np.ndarray]]:
+              measure: Optional[bool] = None, fresh: bool = False) -> Tuple[Plan, List[np.ndarray]]:
     arrays, sig = _prepare(op, inputs)
     n = 1 if threads is None else _norm_threads(threads)
     mode = _mode[0] if measure is None else (1 if measure else 2)
-    key = (op.code, sig, _attr_key(attrs), n, mode)
+    key = (op.code, sig, _attr_key(attrs), n, mode, fresh)
     with _cache_lock:
         p = _cache.get(key)
         if p is not None:
@@ -663,7 +665,7 @@ def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
             _stats["hits"] += 1
             return p, arrays
         _stats["misses"] += 1
-    p = Plan(op, arrays, attrs, n, sig, mode)
+    p = Plan(op, arrays, attrs, n, sig, mode, fresh)
     with _cache_lock:
         if _cache_max:
             _cache[key] = p
@@ -673,8 +675,9 @@ def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
 
 
 def call(op: OpDef, inputs: tuple, attrs: tuple, out: Any, threads: Any) -> Any:
-    """Runs op (the generated functions call this): plan (cached), then execute."""
-    p, arrays = _plan_for(op, inputs, attrs, threads)
+    """Runs op (the generated functions call this): plan (cached), then execute. Without out=
+    the outputs are allocated here, in no cache: the plan says so (kf_plan_options.fresh_outputs)."""
+    p, arrays = _plan_for(op, inputs, attrs, threads, fresh=out is None)
     return p._run(arrays, out)
 
 
