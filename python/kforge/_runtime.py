@@ -703,14 +703,16 @@ def plan(op_name: str, **kwargs: Any) -> Plan:
     p(y_backprop=..., ...) or p(dy, x, ...). Plans come from (and go into) the plan cache.
     measure=True times the candidate kernels and plan-time parameters on this call's shapes
     (unless wisdom knows the call), measure=False keeps the rule alone; by default the
-    package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure"."""
+    package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure".
+    It is the plan of a call without out= (outputs fresh, docs/c_api.md): a call with out= plans
+    apart, for buffers the caller may keep warm."""
     from ._ops import OPS
     op = OPS.get(op_name)
     if op is None:
         raise KforgeError("unknown op %r (kforge has %s)" % (op_name, ", ".join(sorted(OPS))), rule="py.op")
     measure = kwargs.pop("measure", None)
     inputs, attrs, threads = _bind(op, kwargs)
-    return _plan_for(op, inputs, attrs, threads, measure)[0]
+    return _plan_for(op, inputs, attrs, threads, measure, fresh=True)[0]
 
 
 def kernels() -> List[Dict[str, Any]]:
