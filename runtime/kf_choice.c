@@ -14,9 +14,9 @@
 
 /* Cache sizes that steer an algorithm are choices: a tiny one takes the
    path for data that does not fit, a huge one the other (batch norm's llc:
-   the pass-1 sweep and streamed stores everywhere they apply, or never;
-   depthwise input's: streamed stores; the filter gradient's: prefetching
-   the next channel pass). */
+   the pass-1 sweep everywhere it applies, or never; the filter gradient's:
+   prefetching the next channel pass). stream, the output size from which
+   stores go around the cache (kfi_stream_bytes), is one too: always or never. */
 #define KFI_TINY ((int64_t)1)
 #define KFI_HUGE ((int64_t)1 << 40)
 /* Cache sizes that size blocks are choices too: the rule sizes by the
@@ -38,9 +38,10 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_BNGRAD, "l1d", offsetof(kfi_bngrad_args, cache.l1d), 2, { 32 * KFI_KIB, 64 * KFI_KIB } },
   { KFG_FAMILY_BNGRAD, "l2", offsetof(kfi_bngrad_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_BNGRAD, "columns", offsetof(kfi_bngrad_args, columns), 1, { 0 } },
-  { KFG_FAMILY_DWBPI, "llc", offsetof(kfi_dwbpi_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_BNGRAD, "stream", offsetof(kfi_bngrad_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l1d", offsetof(kfi_dwbpi_args, cache.l1d), 3, { 32 * KFI_KIB, 64 * KFI_KIB, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
+  { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
 };

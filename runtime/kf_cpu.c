@@ -206,6 +206,17 @@ void kfi_cpu_caches(kfi_caches *c) {
   if (c->l1d <= 0) c->l1d = KFI_L1D_DEFAULT;
   if (c->l2 <= 0) c->l2 = KFI_L2_DEFAULT;
   if (c->llc <= 0) c->llc = KFI_LLC_DEFAULT;
+  c->stream = kfi_stream_bytes(c, 0);
+}
+
+/* A caller that re-uses its outputs finds them in cache: storing around the
+   cache only pays once the output would evict a good part of the LLC. A
+   fresh output (just allocated, in a step that streams far more than the
+   LLC) is in no cache: every ordinary store first reads its line from DRAM,
+   so anything past the core's L2 is cheaper streamed (docs/performance.md,
+   "Fresh outputs"). */
+int64_t kfi_stream_bytes(const kfi_caches *c, int fresh) {
+  return fresh ? c->l2 : c->llc / 4;
 }
 
 kf_status kfi_check_cache_env(kf_error *err) {

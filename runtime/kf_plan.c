@@ -11,6 +11,16 @@
 
 _Static_assert(sizeof(kfi_plan) <= sizeof(((kf_plan *)0)->u.bytes), "kf_plan too small for kfi_plan");
 
+/* Fresh outputs: the family's streaming threshold (its "stream" choice, if
+   it has one) moves from the rule's to the fresh one. */
+static void plan_fresh_outputs(kfi_plan *p) {
+  int idx[KFI_MAX_CHOICES], m = kfi_family_choices(p->family, idx), i;
+  kfi_caches c;
+  kfi_cpu_caches(&c);
+  for (i = 0; i < m; i++)
+    if (strcmp(kfi_choices[idx[i]].name, "stream") == 0) kfi_choice_set(p, &kfi_choices[idx[i]], kfi_stream_bytes(&c, 1));
+}
+
 kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *inputs,
                      int num_inputs, const kf_plan_options *opt, kf_error *err) {
   const kfi_op_def *od = kfi_op_def_of(op);
@@ -68,6 +78,7 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
   /* Wisdom or measuring may change what the rule chose, never a forced kernel. */
   if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
+  if (st == KF_OK && p->kernel && opt && opt->fresh_outputs) plan_fresh_outputs(p);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;

@@ -172,6 +172,10 @@ int64_t kfi_cpu_llc_sysfs(void);
 kf_status kfi_check_cache_env(kf_error *err);
 /* All three, each unknown one replaced by its default: what a plan sizes by. */
 void kfi_cpu_caches(kfi_caches *c);
+/* The output size (bytes) from which kernels stream their stores: LLC/4 by
+   default, the L2 when the caller declares its outputs fresh
+   (kf_plan_options.fresh_outputs). */
+int64_t kfi_stream_bytes(const kfi_caches *c, int fresh);
 /* CPUID's vendor string and display family and model (x86-64; "arm64", 0, 0
    on AArch64): wisdom keys name the CPU by them. Defined where wisdom is. */
 void kfi_cpu_ident(char vendor[16], unsigned *family, unsigned *model);

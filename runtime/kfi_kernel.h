@@ -97,9 +97,10 @@ static inline uint16_t kfi_f32_to_bf16(float f) {
 #define KFI_LLC_DEFAULT ((int64_t)32 << 20)
 
 /* The caches a plan sizes its blocking by (filled at plan time, so the
-   scratch query and the kernel agree; never 0). */
+   scratch query and the kernel agree; never 0). stream: an output of at
+   least this many bytes is written with streaming stores (kfi_stream_bytes). */
 typedef struct kfi_caches {
-  int64_t l1d, l2, llc;
+  int64_t l1d, l2, llc, stream;
 } kfi_caches;
 
 /* Pairwise (cascade) summation of a stream of float partial sums: s[l]

@@ -166,6 +166,14 @@ typedef struct kf_plan_options {
      output equal to an input is timed in place (nothing is read or written).
      NULL: time each candidate at 64-byte alignment and at a 16-byte offset. */
   const void *const *buffers;
+  /* Nonzero: every call of this plan writes outputs that are in no cache
+     (a framework's freshly allocated tensors, in a step whose data is far
+     larger than the last-level cache), so outputs larger than the L2 are
+     written with streaming stores instead of from a quarter of the LLC up.
+     Results are bitwise the same either way; only the speed differs.
+     0: the caller re-uses warm buffers. Wisdom and measuring time warm
+     buffers, so this hint decides the streaming threshold after them. */
+  int fresh_outputs;
 } kf_plan_options;
 
 #define KF_PLAN_MEASURE 1

@@ -545,7 +545,7 @@ static dcase base_case(kf_dtype T, int nchw) {
 }
 
 static void test_edges(void) {
-  kf_plan_options gen = { NULL, 1, 0, NULL, 0, NULL };
+  kf_plan_options gen = { NULL, 1, 0, NULL, 0, NULL, 0 };
   const char *name;
   int ti, nchw;
   for (ti = 0; ti < 4; ti++)
@@ -637,7 +637,7 @@ static void test_api(void) {
   kf_error err;
   kf_status st;
   kf_plan plan;
-  kf_plan_options opt = { NULL, 0, 0, NULL, 0, NULL };
+  kf_plan_options opt = { NULL, 0, 0, NULL, 0, NULL, 0 };
   int32_t sizes[4];
   uint16_t f[3 * 3 * 3 * 2], g[5 * 6 * 6], x[5 * 6 * 3];
   double rf[3 * 3 * 3 * 2], rg[5 * 6 * 6], rx[5 * 6 * 3];

@@ -306,7 +306,7 @@ void kfg_bngrad_bf16_nhwc_train__mve(const void *args, const kfi_par *par) {
      for the next op. */
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
-  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.llc / 4;
+  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
   kfi_parallel_for(pp, kfg_bngrad_bf16_nhwc_train__mve_rows_pass2, &t, (size_t)t.ntask);
 }
 

@@ -649,7 +649,7 @@ void kfg_bngrad_f32_nhwc_train__avx2(const void *args, const kfi_par *par) {
      for the next op. */
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
-  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.llc / 4;
+  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.stream;
   kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__avx2_rows_pass2, &t, (size_t)t.ntask);
 }
 

@@ -433,7 +433,7 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
      line; a dx off a line boundary streams through virtual pixels shifted
      by x.shift channels onto the boundaries (nhwc_rows.c.in). */
-  x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.llc / 4;
+  x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.stream;
   x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
   x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 1 * a->c <= 8192);
   x.frot = frot;

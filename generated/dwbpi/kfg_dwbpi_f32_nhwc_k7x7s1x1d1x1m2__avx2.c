@@ -2065,7 +2065,7 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2(const void *args, const kfi_par *pa
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
      line and dx on a line boundary; a misaligned dx stores plainly. */
-  x.nt = KV_HAS_STREAM && 32 >= 64 && dxb >= a->cache.llc / 4;
+  x.nt = KV_HAS_STREAM && 32 >= 64 && dxb >= a->cache.stream;
   x.nt = x.nt && a->c % 8 == 0 && (uintptr_t)a->dx % 32 == 0;
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's

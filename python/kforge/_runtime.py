@@ -63,7 +63,8 @@ class _Error(ctypes.Structure):
 
 class _PlanOptions(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char_p), ("generic_only", ctypes.c_int), ("isas", ctypes.c_uint),
-                ("threads", ctypes.c_void_p), ("measure", ctypes.c_int), ("buffers", ctypes.c_void_p)]
+                ("threads", ctypes.c_void_p), ("measure", ctypes.c_int), ("buffers", ctypes.c_void_p),
+                ("fresh_outputs", ctypes.c_int)]
 
 
 class _KernelInfo(ctypes.Structure):
@@ -405,7 +406,7 @@ class Plan:
     read at plan time, the planned values)."""
 
     def __init__(self, op: OpDef, arrays: Sequence[np.ndarray], attrs: tuple, threads: int,
-                 sig: tuple, measure: int = 0) -> None:
+                 sig: tuple, measure: int = 0, fresh: bool = False) -> None:
         self.op = op
         self.threads = threads
         self.signature = sig
@@ -433,8 +434,9 @@ class Plan:
             d.host_data = a.ctypes.data if op.inputs[k].host else None
         self._options = None
         opt_addr = None
-        if threads > 1 or measure:
-            self._options = _PlanOptions(threads=_threads_of(threads) if threads > 1 else None, measure=measure)
+        if threads > 1 or measure or fresh:
+            self._options = _PlanOptions(threads=_threads_of(threads) if threads > 1 else None, measure=measure,
+                                         fresh_outputs=int(fresh))
             opt_addr = ctypes.addressof(self._options)
         if lib.kf_plan_op(self._addr, op.code, attrs_addr, ctypes.addressof(descs), op.nin, opt_addr,
                           ctypes.addressof(err)) != 0:
@@ -661,11 +663,11 @@ def _measure_mode(measure: Any) -> int:
 
 
 def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
-              measure: Any = None) -> Tuple[Plan, List[np.ndarray]]:
+              measure: Any = None, fresh: bool = False) -> Tuple[Plan, List[np.ndarray]]:
     arrays, sig = _prepare(op, inputs)
     n = 1 if threads is None else _norm_threads(threads)
     mode = _mode[0] if measure is None else _measure_mode(measure)
-    key = (op.code, sig, _attr_key(attrs), n, mode)
+    key = (op.code, sig, _attr_key(attrs), n, mode, fresh)
     with _cache_lock:
         p = _cache.get(key)
         if p is not None:
@@ -673,7 +675,7 @@ def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
             _stats["hits"] += 1
             return p, arrays
         _stats["misses"] += 1
-    p = Plan(op, arrays, attrs, n, sig, mode)
+    p = Plan(op, arrays, attrs, n, sig, mode, fresh)
     with _cache_lock:
         if _cache_max:
             _cache[key] = p
@@ -683,8 +685,9 @@ def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
 
 
 def call(op: OpDef, inputs: tuple, attrs: tuple, out: Any, threads: Any) -> Any:
-    """Runs op (the generated functions call this): plan (cached), then execute."""
-    p, arrays = _plan_for(op, inputs, attrs, threads)
+    """Runs op (the generated functions call this): plan (cached), then execute. Without out=
+    the outputs are allocated here, in no cache: the plan says so (kf_plan_options.fresh_outputs)."""
+    p, arrays = _plan_for(op, inputs, attrs, threads, fresh=out is None)
     return p._run(arrays, out)
 
 
@@ -712,14 +715,16 @@ def plan(op_name: str, **kwargs: Any) -> Plan:
     (unless wisdom knows the call), measure="cold" the same with the call's buffers evicted
     from the caches before each timed run (as a model's calls find their data),
     measure=False keeps the rule alone; by default the
-    package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure"."""
+    package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure".
+    It is the plan of a call without out= (outputs fresh, docs/c_api.md): a call with out= plans
+    apart, for buffers the caller may keep warm."""
     from ._ops import OPS
     op = OPS.get(op_name)
     if op is None:
         raise KforgeError("unknown op %r (kforge has %s)" % (op_name, ", ".join(sorted(OPS))), rule="py.op")
     measure = kwargs.pop("measure", None)
     inputs, attrs, threads = _bind(op, kwargs)
-    return _plan_for(op, inputs, attrs, threads, measure)[0]
+    return _plan_for(op, inputs, attrs, threads, measure, fresh=True)[0]
 
 
 def kernels() -> List[Dict[str, Any]]:

@@ -270,6 +270,24 @@ def test_plan_cache_reuse_and_keys():
     assert a.output_shapes == ((1, 12, 12, 4),) and c.output_shapes == ((1, 11, 11, 4),)
 
 
+def test_outputs_allocated_here_plan_fresh(monkeypatch):
+    # Without out= the package allocates the outputs (in no cache): the plan streams stores from
+    # the L2 up; with out= from a quarter of the LLC (docs/c_api.md, fresh_outputs). Same bits.
+    monkeypatch.setenv("KFORGE_L2", "1M")
+    monkeypatch.setenv("KFORGE_LLC", "32M")
+    kforge.clear_cache()
+    kw = bn_kw(np.random.default_rng(15), shape=(8, 32, 32, 64))  # x_backprop of 2 MiB
+    fresh = kforge.fused_batch_norm_grad_v3(**kw)
+    assert " stream=%d" % (1 << 20) in kforge.last_plan().choices
+    assert kforge.plan("FusedBatchNormGradV3", **kw) is kforge.last_plan()
+    out = tuple(np.empty_like(a) for a in fresh)
+    warm = kforge.fused_batch_norm_grad_v3(**kw, out=out)
+    assert " stream=%d" % (8 << 20) in kforge.last_plan().choices
+    for a, b in zip(fresh, warm):
+        assert a.tobytes() == b.tobytes()
+    kforge.clear_cache()
+
+
 def test_plan_cache_is_bounded():
     rng = np.random.default_rng(13)
     kforge.clear_cache()

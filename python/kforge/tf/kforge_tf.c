@@ -501,6 +501,7 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   if (!hit) {
     kf_plan_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.fresh_outputs = 1; /* TF allocates every output for the call */
     if (!pool_threads(&opt.threads, st)) goto fail;
     s = kf_plan_op(&plan, k->info->op, &k->attrs, desc, n_in, &opt, &err);
     if (s != KF_OK) {

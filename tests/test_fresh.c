@@ -1,0 +1,145 @@
+/*
+** test_fresh.c -- kf_plan_options.fresh_outputs: the plan's streaming
+** threshold (its "stream" choice) is a quarter of the LLC without the hint
+** and the L2 with it, whatever wisdom or the plan mode say; and the same
+** call with and without the hint gives bitwise the same outputs. The caches
+** are fixed by KFORGE_L2/KFORGE_LLC, so the thresholds do not depend on the
+** host.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define L2 ((int64_t)1 << 20)
+#define LLC ((int64_t)32 << 20)
+
+/* The "stream=N" value of a plan's choices, -1 if it has none. */
+static int64_t stream_of(const kf_plan *p) {
+  char buf[300];
+  const char *s = strstr(kf_plan_choices(p, buf, sizeof buf), " stream=");
+  return s ? strtoll(s + 8, NULL, 10) : -1;
+}
+
+typedef struct call {
+  kf_op op;
+  kf_attrs attrs;
+  kf_tensor_desc in[6];
+  int nin;
+  int32_t sizes[4];
+} call;
+
+static void bn_call(call *k, int64_t n, int64_t hw, int64_t c) {
+  int64_t d4[4] = { n, hw, hw, c }, d1[1] = { c }, d0[1] = { 0 };
+  int i;
+  k->op = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
+  kf_attrs_init(k->op, &k->attrs);
+  k->attrs.T = KF_FLOAT;
+  k->attrs.is_training = 1;
+  k->nin = 6;
+  k->in[0] = th_desc(KF_FLOAT, 4, d4);
+  k->in[1] = th_desc(KF_FLOAT, 4, d4);
+  for (i = 2; i < 5; i++) k->in[i] = th_desc(KF_FLOAT, 1, d1);
+  k->in[5] = th_desc(KF_FLOAT, 1, d0);
+}
+
+static void dw_call(call *k, int64_t n, int64_t hw, int64_t c) {
+  int64_t four[1] = { 4 }, fd[4] = { 3, 3, c, 1 }, gd[4] = { n, hw, hw, c };
+  k->op = KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
+  kf_attrs_init(k->op, &k->attrs);
+  kf_attrs_set(k->op, &k->attrs, "padding", "SAME", NULL);
+  kf_attrs_set(k->op, &k->attrs, "strides", "1,1,1,1", NULL);
+  k->nin = 3;
+  k->sizes[0] = (int32_t)n, k->sizes[1] = (int32_t)hw, k->sizes[2] = (int32_t)hw, k->sizes[3] = (int32_t)c;
+  k->in[0] = th_desc(KF_INT32, 1, four);
+  k->in[0].host_data = k->sizes;
+  k->in[1] = th_desc(KF_FLOAT, 4, fd);
+  k->in[2] = th_desc(KF_FLOAT, 4, gd);
+}
+
+static size_t bytes_of(const kf_tensor_desc *d) {
+  size_t b = 4;
+  int i;
+  for (i = 0; i < d->rank; i++) b *= (size_t)d->dims[i];
+  return b;
+}
+
+static void *alloc64(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64 + 64); }
+
+/* Runs plan p on inputs in; outputs into fresh buffers out[] (caller frees). */
+static int run(const call *k, const kf_plan *p, void *const *in, void **out) {
+  kf_error err;
+  size_t sb = kf_plan_scratch_bytes(p);
+  void *scratch = sb ? alloc64(sb) : NULL;
+  int i, ok;
+  for (i = 0; i < kf_plan_num_outputs(p); i++) out[i] = alloc64(bytes_of(kf_plan_output_desc(p, i)));
+  ok = kf_execute(p, (const void *const *)in, out, scratch, sb, &err) == KF_OK;
+  free(scratch);
+  (void)k;
+  return th_check(ok, "runs (%s)", ok ? "ok" : err.message);
+}
+
+static void check_call(call *k, const char *what) {
+  kf_plan_options none, fresh, fresh_rule;
+  kf_plan pn, p0, pf, pr;
+  kf_error err;
+  void *in[6] = { 0 }, *o0[5] = { 0 }, *of[5] = { 0 };
+  th_rng r;
+  size_t dx;
+  int i, j;
+  if (!th_case("%s", what)) return;
+  memset(&none, 0, sizeof none);
+  fresh = none;
+  fresh.fresh_outputs = 1;
+  fresh_rule = fresh;
+  fresh_rule.measure = KF_PLAN_RULE;
+  if (!th_check(kf_plan_op(&pn, k->op, &k->attrs, k->in, k->nin, NULL, &err) == KF_OK &&
+                  kf_plan_op(&p0, k->op, &k->attrs, k->in, k->nin, &none, &err) == KF_OK &&
+                  kf_plan_op(&pf, k->op, &k->attrs, k->in, k->nin, &fresh, &err) == KF_OK &&
+                  kf_plan_op(&pr, k->op, &k->attrs, k->in, k->nin, &fresh_rule, &err) == KF_OK,
+                "plans (%s)", err.message))
+    return;
+  th_check(stream_of(&pn) == LLC / 4 && stream_of(&p0) == LLC / 4,
+           "no options and a zeroed struct: stream from a quarter of the LLC (%lld, %lld)", (long long)stream_of(&pn),
+           (long long)stream_of(&p0));
+  th_check(stream_of(&pf) == L2 && stream_of(&pr) == L2, "fresh outputs: stream from the L2 (%lld, %lld)",
+           (long long)stream_of(&pf), (long long)stream_of(&pr));
+  th_check(!strcmp(kf_plan_kernel_name(&p0), kf_plan_kernel_name(&pf)), "the hint keeps the kernel (%s)",
+           kf_plan_kernel_name(&pf));
+  dx = bytes_of(kf_plan_output_desc(&pf, 0));
+  printf("%s: dx %zu bytes: past the streaming threshold %s without the hint, %s with it\n", what, dx,
+         (int64_t)dx >= stream_of(&p0) ? "yes" : "no", (int64_t)dx >= stream_of(&pf) ? "yes" : "no");
+  th_seed_case(&r, "%s", what);
+  for (i = 0; i < k->nin; i++) {
+    size_t n = bytes_of(&k->in[i]);
+    if (k->in[i].host_data) continue;
+    in[i] = alloc64(n);
+    for (j = 0; j < (int)(n / 4); j++) ((float *)in[i])[j] = (float)th_uniform(&r, i == 4 ? 0.5 : -1, 1);
+  }
+  if (run(k, &p0, in, o0) && run(k, &pf, in, of))
+    for (i = 0; i < kf_plan_num_outputs(&pf); i++)
+      th_check(memcmp(o0[i], of[i], bytes_of(kf_plan_output_desc(&pf, i))) == 0,
+               "output %d bitwise the same with and without the hint", i);
+  for (i = 0; i < 6; i++) free(in[i]);
+  for (i = 0; i < 5; i++) free(o0[i]), free(of[i]);
+  th_case_end();
+}
+
+int main(void) {
+  call k;
+  setenv("KFORGE_L2", "1M", 1);
+  setenv("KFORGE_LLC", "32M", 1);
+  unsetenv("KFORGE_PLAN");
+  unsetenv("KFORGE_WISDOM");
+  /* dx of 2 MiB: streamed with the hint only; of 64 KiB: by neither. */
+  bn_call(&k, 8, 32, 64);
+  check_call(&k, "batch norm 8x32x32x64");
+  bn_call(&k, 4, 8, 128);
+  check_call(&k, "batch norm 4x8x8x128");
+  dw_call(&k, 8, 32, 64);
+  check_call(&k, "depthwise input 8x32x32x64");
+  dw_call(&k, 4, 8, 128);
+  check_call(&k, "depthwise input 4x8x8x128");
+  return th_done();
+}
