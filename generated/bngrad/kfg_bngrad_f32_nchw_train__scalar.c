@@ -740,11 +740,12 @@ void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par) {
      per task: aligned stores where dx shares dy's offset from a boundary);
      planes peel where they hold at least two vectors. Where the stores are
      aligned the body streams when x_backprop is at
-     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), a quarter of the
-     last-level cache: an output that large does not stay in a cache shared
-     with the other cores and tenants anyway, so streaming saves the
-     write-allocate read of each line, while a smaller one is left in cache
-     for the next op. */
+     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
+     threshold (kfi_stream_bytes): a quarter of the last-level cache, as an
+     output that large does not stay in a cache shared with the other cores
+     anyway, or the L2 where the caller's outputs are fresh (their lines are
+     in no cache); streaming saves the write-allocate read of each line,
+     while a smaller output is left in cache for the next op. */
   t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
   t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.stream;

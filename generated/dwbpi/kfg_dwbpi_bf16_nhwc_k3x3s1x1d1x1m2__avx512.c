@@ -868,8 +868,9 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512(const void *args, const kfi_par 
   if (x.rb > a->h) x.rb = a->h;
   x.nrb = (a->h + x.rb - 1) / x.rb;
   /* Streaming stores (f32) from dx bytes NT_MIN on or, by the cache rule
-     (NT_MIN = 0), from a quarter of the last-level cache (dx does not stay
-     in a cache shared with the other cores anyway), where a streamed block
+     (NT_MIN = 0), from the plan's threshold: a quarter of the last-level
+     cache, or the L2 where the caller's outputs are fresh (kfi_stream_bytes:
+     dx would not stay in cache, or its lines are in none), where a streamed block
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
