@@ -76,9 +76,11 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   }
   p->family = od->family;
   st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
-  /* Wisdom or measuring may change what the rule chose, never a forced kernel. */
-  if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
+  /* Fresh outputs are part of the rule; wisdom or measuring may then change
+     what the rule chose (a cold-measured entry knows better), never a
+     forced kernel. */
   if (st == KF_OK && p->kernel && opt && opt->fresh_outputs) plan_fresh_outputs(p);
+  if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;
