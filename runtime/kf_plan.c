@@ -76,11 +76,12 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   }
   p->family = od->family;
   st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
-  /* Fresh outputs are part of the rule; wisdom or measuring may then change
-     what the rule chose (a cold-measured entry knows better), never a
-     forced kernel. */
-  if (st == KF_OK && p->kernel && opt && opt->fresh_outputs) plan_fresh_outputs(p);
+  /* Wisdom or measuring may change what the rule chose, never a forced
+     kernel. Fresh outputs move the rule's streaming threshold, after the
+     wisdom lookup (whose key is the rule's plan) and only where the rule
+     stands: a wisdom entry or a measurement chose its own. */
   if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
+  if (st == KF_OK && p->kernel && opt && opt->fresh_outputs && p->source == KF_PLAN_BY_RULE) plan_fresh_outputs(p);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;
