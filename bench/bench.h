@@ -116,9 +116,12 @@ void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void 
    and minimum both more than 10% slower). */
 typedef struct {
   bench_misses slower, far;
-  int rows;
+  int rows, same; /* same: rows where measuring kept the rule's own plan */
 } bench_plan_targets;
-void bench_plan_row(bench_plan_targets *t, const char *row, bench_stats rule, bench_stats measured, double noise);
+/* 1 when the two plans chose the same kernel and plan-time values. */
+int bench_same_plan(const kf_plan *a, const kf_plan *b);
+void bench_plan_row(bench_plan_targets *t, const char *row, bench_stats rule, bench_stats measured, double noise,
+                    int same);
 void bench_print_plan_targets(const bench_ctx *ctx, const bench_plan_targets *t);
 
 /* Each op family's entry point, bench_<family>(bench_ctx *), is declared

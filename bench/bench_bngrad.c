@@ -336,7 +336,7 @@ void bench_bngrad(bench_ctx *ctx) {
                          (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC", tname(T), best / t_kn.median_ms);
           }
         }
-        bench_plan_row(&plan_t, key + 7, t_k1, t_km, noise);
+        bench_plan_row(&plan_t, key + 7, t_k1, t_km, noise, bench_same_plan(&k1.plan, &km.plan));
         fmt_ms(c[10], 32, t_km.median_ms);
         fmt_ratio(c[11], 32, t_km.median_ms, t_k1.median_ms);
         bench_printf(ctx, "| %lldx%lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f%% | %s | %s | %s | %s | %s | %.1e | %s | %s | %s | %s |\n",

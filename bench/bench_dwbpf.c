@@ -442,7 +442,7 @@ void bench_dwbpf(bench_ctx *ctx) {
     fmt_ms(cn[2], 32, ttn);
     if (bestn > 0) snprintf(cn[3], 32, "%.2fx", bestn / tkn.median_ms);
     else snprintf(cn[3], 32, "-");
-    if (!wrong) bench_plan_row(&plan_t, key + 6, tk1, tkm, noise);
+    if (!wrong) bench_plan_row(&plan_t, key + 6, tk1, tkm, noise, bench_same_plan(&k1.plan, &km.plan));
     fmt_ms(cm[0], 32, tkm.median_ms);
     snprintf(cm[1], 32, "%.2f", tkm.median_ms / tk1.median_ms);
     snprintf(r64, sizeof r64, "%.1e%s", e64, wrong ? " WRONG" : "");

@@ -298,7 +298,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     fmt_ms(cn[1], 32, tdn.median_ms);
     fmt_ms(cn[2], 32, ttn);
     snprintf(cn[3], 32, "%.2f", tkn.median_ms / tk1.median_ms);
-    bench_plan_row(&plan_t, key + 6, tk1, tkm, noise);
+    bench_plan_row(&plan_t, key + 6, tk1, tkm, noise, bench_same_plan(&k1.plan, &km.plan));
     fmt_ms(cm[0], 32, tkm.median_ms);
     snprintf(cm[1], 32, "%.2f", tkm.median_ms / tk1.median_ms);
     bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key + 6, c1[0],
