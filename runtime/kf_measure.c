@@ -6,14 +6,37 @@
 */
 #include "kfi_wisdom.h"
 
+#if defined(__x86_64__)
+#include <emmintrin.h> /* clflush and mfence: SSE2, every x86-64 */
+#endif
+
+int kf_flush_caches(const void *p, size_t bytes) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  const unsigned char *q = p, *end = q + bytes;
+  if (!p || !bytes) return 1; /* nothing to flush; says whether it could */
+  for (q -= (uintptr_t)q % 64; q < end; q += 64) {
+#if defined(__x86_64__)
+    _mm_clflush(q);
+#else
+    __asm__ volatile("dc civac, %0" : : "r"(q) : "memory");
+#endif
+  }
+#if defined(__x86_64__)
+  _mm_mfence();
+#else
+  __asm__ volatile("dsb ish" : : : "memory");
+#endif
+  return 1;
+#else
+  (void)p, (void)bytes;
+  return 0;
+#endif
+}
+
 #if KFI_HAS_OS
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#if defined(__x86_64__)
-#include <emmintrin.h> /* clflush and mfence: SSE2, every x86-64 */
-#endif
 
 #define KFI_MS_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
 #define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
@@ -109,24 +132,7 @@ static void ms_teardown(ms_bench *b) {
 static void ms_evict(ms_bench *b, int s) {
 #if defined(__x86_64__) || defined(__aarch64__)
   int i;
-  for (i = 0; i < KFI_MS_BUFS; i++) {
-    const unsigned char *q = b->ptr[s][i], *end;
-    if (!b->bytes[s][i]) continue;
-    end = q + b->bytes[s][i];
-    q -= (uintptr_t)q % 64;
-    for (; q < end; q += 64) {
-#if defined(__x86_64__)
-      _mm_clflush(q);
-#else
-      __asm__ volatile("dc civac, %0" : : "r"(q) : "memory");
-#endif
-    }
-  }
-#if defined(__x86_64__)
-  _mm_mfence();
-#else
-  __asm__ volatile("dsb ish" : : : "memory");
-#endif
+  for (i = 0; i < KFI_MS_BUFS; i++) kf_flush_caches(b->ptr[s][i], b->bytes[s][i]);
 #else
   size_t k;
   (void)s;

@@ -191,6 +191,12 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs,
    measured entry), KF_PLAN_BY_MEASURE (timed now); -1 for no valid plan. */
 enum { KF_PLAN_BY_RULE = 0, KF_PLAN_BY_WISDOM = 1, KF_PLAN_BY_MEASURE = 2 };
 int kf_plan_source(const kf_plan *plan);
+/* Flushes the cache lines of [p, p + bytes) from every level (written back
+   if dirty), so the next access comes from memory, as a model's calls find
+   their data: cold measuring and `kforge tune --cold` time calls so. 1
+   where the CPU has a flush instruction (x86-64, AArch64), else 0 and
+   nothing is done. */
+int kf_flush_caches(const void *p, size_t bytes);
 /* The plan's choices in wisdom's words ("kernel=NAME llc=1"); buf is always
    terminated. Returns buf. */
 const char *kf_plan_choices(const kf_plan *plan, char *buf, size_t n);

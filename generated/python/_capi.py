@@ -31,6 +31,7 @@ SIGNATURES = [
     ("kf_isa_name", ctypes.c_char_p, [ctypes.c_uint]),
     ("kf_plan_op", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]),
     ("kf_plan_source", ctypes.c_int, [ctypes.c_void_p]),
+    ("kf_flush_caches", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t]),
     ("kf_plan_choices", ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
     ("kf_wisdom_import", ctypes.c_int, [ctypes.c_char_p, ctypes.c_void_p]),
     ("kf_wisdom_export", ctypes.c_int, [ctypes.c_char_p, ctypes.c_void_p]),

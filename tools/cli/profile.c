@@ -172,9 +172,8 @@ int kf_cli_profile(int argc, char **argv, char *msg, size_t n) {
   /* Again after the calls, the faster kept: on a shared host one copy
      can fall on a neighbour's burst. */
   if ((bw2 = copy_bandwidth()) > bw) bw = bw2;
-#if !defined(__x86_64__) && !defined(__aarch64__)
-  printf("(no cache-line flush known on this architecture: the cold column is not evicted)\n");
-#endif
+  if (!kf_flush_caches(NULL, 0))
+    printf("(no cache-line flush known on this architecture: the cold column is not evicted)\n");
   printf("%-44s %-44s %9s %9s %9s %9s %8s\n", "call (model order, 1 thread)", "kernel", "KB", "floor us", "warm us",
          "cold us", "cold/fl");
   for (i = 0; i < nrows; i++) {

@@ -19,10 +19,6 @@
 
 #include "call.h"
 
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
-
 /* A small persistent pool for --threads (kf_threads' contract). */
 typedef struct pool {
   pthread_mutex_t mu;
@@ -88,29 +84,6 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Cold: the buffers leave every cache before a timed run (as in
-   runtime/kf_measure.c); elsewhere than x86-64 and AArch64 they stay. */
-static void evict(void *const *bufs, const size_t *bytes, int n) {
-  int i;
-  for (i = 0; i < n; i++) {
-    const unsigned char *q = bufs[i], *end;
-    if (!q) continue;
-    end = q + bytes[i];
-    for (q -= (uintptr_t)q % 64; q < end; q += 64) {
-#if defined(__x86_64__)
-      _mm_clflush(q);
-#elif defined(__aarch64__)
-      __asm__ volatile("dc civac, %0" : : "r"(q) : "memory");
-#endif
-    }
-  }
-#if defined(__x86_64__)
-  _mm_mfence();
-#elif defined(__aarch64__)
-  __asm__ volatile("dsb ish" : : : "memory");
-#endif
-}
-
 double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
   int nin = kf_op_num_inputs(op), nout = kf_plan_num_outputs(plan), i, r;
   void *bufs[2 * KFC_MAX_IO + 1] = { 0 };
@@ -137,7 +110,7 @@ double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, in
   for (i = 0; ok && i < nout; i++) outs[i] = bufs[nin + i];
   for (r = 0; ok && r <= KFC_REPS; r++) {
     double t0;
-    if (r && cold) evict(bufs, sizes, nin + nout + 1);
+    for (i = 0; r && cold && i < nin + nout + 1; i++) kf_flush_caches(bufs[i], sizes[i]);
     t0 = kfc_now_s();
     if (kf_execute(plan, ins, outs, bufs[nin + nout], sb, NULL) != KF_OK) ok = 0;
     if (r) t[r - 1] = 1e3 * (kfc_now_s() - t0);
