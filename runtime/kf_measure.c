@@ -12,8 +12,9 @@
 
 int kf_flush_caches(const void *p, size_t bytes) {
 #if defined(__x86_64__) || defined(__aarch64__)
-  const unsigned char *q = p, *end = q + bytes;
+  const unsigned char *q = p, *end;
   if (!p || !bytes) return 1; /* nothing to flush; says whether it could */
+  end = q + bytes;
   for (q -= (uintptr_t)q % 64; q < end; q += 64) {
 #if defined(__x86_64__)
     _mm_clflush(q);
