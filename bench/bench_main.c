@@ -6,6 +6,7 @@
 **
 **   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
 **                            [--torch FILE] [--no-stream] [--offset BYTES]
+**                            [--pool-yield]
 */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -235,8 +236,12 @@ void bench_print_plan_targets(const bench_ctx *ctx, const bench_plan_targets *t)
 }
 
 /* ---- kf_threads over pthreadpool ---- */
+/* --pool-yield: workers sleep after each call instead of spinning for the
+   next one (pthreadpool's YIELD_WORKERS), so an idle worker never holds a
+   CPU that another worker of the same call needs. */
+static uint32_t g_pool_flags;
 static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
-  pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, 0);
+  pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, g_pool_flags);
 }
 
 /* ---- STREAM-style bandwidth: arrays far larger than the LLC ---- */
@@ -354,11 +359,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
     else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
     else if (!strcmp(argv[i], "--no-stream")) do_stream = 0;
+    else if (!strcmp(argv[i], "--pool-yield")) g_pool_flags = PTHREADPOOL_FLAG_YIELD_WORKERS;
     else if (!strcmp(argv[i], "--offset") && i + 1 < argc && (off = atol(argv[++i])) >= 0 && off < 4096 && off % 16 == 0) {}
     else {
       fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream] "
-                      "[--offset BYTES]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
-                      "a multiple of 16 below 4096 (default 0; numpy and malloc give 16)\n", argv[0]);
+                      "[--offset BYTES] [--pool-yield]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
+                      "a multiple of 16 below 4096 (default 0; numpy and malloc give 16)\n"
+                      "  --pool-yield: the all-thread pool's workers sleep between calls instead of spinning\n", argv[0]);
       return 2;
     }
   }
@@ -388,12 +395,13 @@ int main(int argc, char **argv) {
     }
     if (f) fclose(f);
     bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, last-level cache %lld KiB, kforge ISAs %s%s%s%s, "
-                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups, buffers %ld bytes past a 4 KiB boundary\n",
+                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups, buffers %ld bytes past a 4 KiB boundary, "
+                 "all-thread pool: pthreadpool, workers %s between calls\n",
                  model, family, ctx.all_threads, (long long)(kfi_cpu_llc_bytes() >> 10),
                  kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
                  kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", isa_env ? " (KFORGE_ISA capped)" : "",
                  v->major, v->minor, v->patch, dnnl_cap ? " capped at " : "", dnnl_cap ? dnnl_cap : "", ctx.reps,
-                 ctx.warmup, off);
+                 ctx.warmup, off, g_pool_flags ? "sleep" : "spin");
   }
   if (do_stream) {
     measure_bandwidth(&ctx, pool);

@@ -1,8 +1,10 @@
 #!/bin/sh
 # `ninja bench`: PyTorch timings (if /usr/bin/python3 has torch), then the
 # kforge benchmark, which reads them. BENCH_ARGS passes options to both
-# (e.g. BENCH_ARGS="--reps 11"); BENCH_FILTER selects cases.
+# (e.g. BENCH_ARGS="--reps 11"); BENCH_FILTER selects cases; PYTHON names the
+# interpreter that has torch (Debian's /usr/bin/python3 by default).
 set -e
+py=${PYTHON:-/usr/bin/python3}
 b=${1:-build}
 # the op families' PyTorch scripts (their specs' sources.bench_py), from ninja
 [ $# -gt 0 ] && shift
@@ -19,14 +21,14 @@ filter=${BENCH_FILTER:-}
 section() {
   name=$1
   echo "==== $name ===="
-  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-    echo "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)} timings (bench/bench_torch.py) ..."
+  if "$py" -c 'import torch' 2>/dev/null; then
+    echo "PyTorch $("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)} timings (bench/bench_torch.py) ..."
     rm -f "$b/bench/torch_results.txt" # each script appends to it
-    for py in $pys; do
-      /usr/bin/python3 "$py" "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+    for pyf in $pys; do
+      "$py" "$pyf" "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
     done
   else
-    echo "(PyTorch not found: /usr/bin/python3 -c 'import torch' failed; torch columns empty)"
+    echo "(PyTorch not found: $py -c 'import torch' failed; torch columns empty)"
     rm -f "$b/bench/torch_results.txt"
   fi
   # oneDNN's OpenMP threads must not spin while kforge's pool runs
