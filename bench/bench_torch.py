@@ -6,7 +6,8 @@ statistics) on the same shapes, channels_last for NHWC, with 1 and all
 threads, and writes `key|threads median_ms` lines that kforge_bench reads.
 Each configuration runs in a child process once with ATen's default CPU
 dispatch and once with ATEN_CPU_CAPABILITY=avx512; the faster median is
-kept (docs/performance.md, "Timing rules"). glibc is told to keep large
+kept (docs/performance.md, "Timing rules"); a caller's ATEN_CPU_CAPABILITY
+(the AVX2 section's cap) holds alone. glibc is told to keep large
 blocks in the heap (otherwise every 25 MB output is a fresh mmap that faults).
 
     /usr/bin/python3 bench/bench_torch.py OUT_FILE [--reps N] [--filter TEXT]
@@ -88,7 +89,9 @@ def main():
     ncpu = os.cpu_count() or 1
     best = {}
     comments = []
-    for cap in (None, "avx512"):
+    # A cap set by the caller (bench/run.sh's AVX2 section) holds: no avx512 pass then.
+    capped = os.environ.get("ATEN_CPU_CAPABILITY")
+    for cap in (None,) if capped else (None, "avx512"):
         for threads in sorted({1, ncpu}):
             env = dict(os.environ)
             env.update(MALLOC_MMAP_THRESHOLD_="33554432", MALLOC_TRIM_THRESHOLD_="4294967296",
@@ -107,9 +110,10 @@ def main():
                 th, ms = rest.split()
                 kk = (k, int(th))
                 best[kk] = min(best.get(kk, 1e30), float(ms))
+    dispatch = "ATEN_CPU_CAPABILITY=" + capped if capped else "faster of default/avx512 dispatch"
     with open(out, "a") as f:
-        f.write("# PyTorch %s native_batch_norm_backward, median ms, faster of default/avx512 dispatch\n"
-                % __import__("torch").__version__)
+        f.write("# PyTorch %s native_batch_norm_backward, median ms, %s\n"
+                % (__import__("torch").__version__, dispatch))
         for c in comments:
             f.write(c + "\n")
         for (k, th), ms in sorted(best.items()):

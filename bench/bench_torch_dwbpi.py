@@ -4,7 +4,8 @@
 torch.ops.aten.convolution_backward with groups = C, input gradient only
 (what autograd of F.conv2d(groups=C) runs), channels_last for NHWC, 1 thread (pinned to CPU 0) and all
 threads, in child processes with ATen's default dispatch and with
-ATEN_CPU_CAPABILITY=avx512 (the faster median is kept). Appends
+ATEN_CPU_CAPABILITY=avx512 (the faster median is kept; a caller's
+ATEN_CPU_CAPABILITY holds alone). Appends
 `key|threads median_ms` lines (the convention of bench/bench.h) to OUT_FILE,
 so it runs after bench/bench_torch.py:
 
@@ -84,7 +85,9 @@ def main():
             args = args[1:]  # options meant for the other scripts
     ncpu = os.cpu_count() or 1
     best, comments = {}, []
-    for cap in (None, "avx512"):
+    # A cap set by the caller (bench/run.sh's AVX2 section) holds: no avx512 pass then.
+    capped = os.environ.get("ATEN_CPU_CAPABILITY")
+    for cap in (None,) if capped else (None, "avx512"):
         for threads in sorted({1, ncpu}):
             env = dict(os.environ)
             env.update(MALLOC_MMAP_THRESHOLD_="33554432", MALLOC_TRIM_THRESHOLD_="4294967296",
@@ -102,9 +105,10 @@ def main():
                 k, rest = line.split("|")
                 th, ms = rest.split()
                 best[(k, int(th))] = min(best.get((k, int(th)), 1e30), float(ms))
+    dispatch = "ATEN_CPU_CAPABILITY=" + capped if capped else "faster of default/avx512 dispatch"
     with open(out, "a") as f:
-        f.write("# PyTorch %s aten.convolution_backward(groups=C, input grad), median ms, faster of default/avx512 dispatch\n"
-                % __import__("torch").__version__)
+        f.write("# PyTorch %s aten.convolution_backward(groups=C, input grad), median ms, %s\n"
+                % (__import__("torch").__version__, dispatch))
         for c in comments:
             f.write(c + "\n")
         for (k, th), ms in sorted(best.items()):
