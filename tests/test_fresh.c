@@ -107,7 +107,7 @@ static void check_call(call *k, const char *what) {
     return;
   kfi_cpu_caches(&c);
   warm = kfi_stream_warm(&c);
-  th_check(warm == LLC / 4 || warm == 2 * L2, "the warm threshold: a quarter of the LLC or twice the L2 (%lld)",
+  th_check(warm == LLC / 4 || warm == 4 * L2, "the warm threshold: a quarter of the LLC or four L2s (%lld)",
            (long long)warm);
   th_check(stream_of(&pn) == warm && stream_of(&p0) == warm,
            "no options and a zeroed struct: stream from the warm threshold (%lld, %lld)", (long long)stream_of(&pn),
@@ -154,8 +154,7 @@ int main(void) {
   unsetenv("KFORGE_PLAN");
   unsetenv("KFORGE_WISDOM");
   unsetenv("KFORGE_STREAM");
-  /* dx of 2 MiB: streamed with the hint (and without it where streaming
-     pays here: twice the L2); of 64 KiB: by neither. */
+  /* dx of 2 MiB: streamed with the hint only; of 64 KiB: by neither. */
   bn_call(&k, 8, 32, 64);
   check_call(&k, "batch norm 8x32x32x64");
   bn_call(&k, 4, 8, 128);
