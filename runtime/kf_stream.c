@@ -71,9 +71,17 @@ kf_status kfi_check_stream_env(kf_error *err) {
 }
 
 #if KFI_HAS_OS && defined(__x86_64__)
+#include <sys/mman.h>
+#endif
+/* Anonymous mappings need _DEFAULT_SOURCE (or BSD's MAP_ANON spelling):
+   without them, as in a one-file build that includes this file after the
+   system headers, nothing is measured. */
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#if KFI_HAS_OS && defined(__x86_64__) && defined(MAP_ANONYMOUS)
 #include <emmintrin.h>
 #include <stdatomic.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
