@@ -321,6 +321,12 @@ static void *plan_in_thread(void *arg) {
   return NULL;
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+#define MEASURES 1
+#else
+#define MEASURES 0
+#endif
+
 static void stream_threshold(void) {
   static const struct { double plain, streamed; int pays; } verdicts[] = {
     { 100, 80, 1 }, { 100, 200, 1 }, { 100, 201, 0 }, { 100, 500, 0 }, { 0, 80, 0 }, { 100, -1, 0 },
@@ -347,10 +353,12 @@ static void stream_threshold(void) {
   th_check(kfi_stream_threshold(&tiny, 1) == 16 << 10 && kfi_stream_threshold(&big_l2, 1) == 16 << 20,
            "never above a quarter of the LLC (64K LLC: 16 KiB; 16M L2, 64M LLC: 16 MiB)");
 
-  /* Before any plan measured: a child forked now measures in its own process. */
-  if ((child = fork()) == 0) _exit(bn_stream(&err) > 0 && kfi_stream_calibration(&tp, &ts, &cost) > 0 ? 0 : 1);
+  /* Before any plan measured: a child forked now measures in its own
+     process (where anything is measured: x86-64 Linux). */
+  if ((child = fork()) == 0)
+    _exit(bn_stream(&err) > 0 && (kfi_stream_calibration(&tp, &ts, &cost) > 0) == MEASURES ? 0 : 1);
   th_check(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-           "a forked child plans and measures on its own");
+           "a forked child plans%s on its own", MEASURES ? " and measures" : "");
 
   setenv("KFORGE_STREAM", "3M", 1);
   th_check(bn_stream(&err) == want, "KFORGE_STREAM=3M: the rule streams from 3 MiB");
@@ -369,7 +377,7 @@ static void stream_threshold(void) {
   v = kfi_stream_calibration(&tp, &ts, &cost);
   th_check(t[0] == got && t[1] == got && t[2] == got, "three threads planning at once: one threshold (%lld)",
            (long long)got);
-#if defined(__x86_64__) && defined(__linux__)
+#if MEASURES
   {
     kfi_caches c;
     kfi_cpu_caches(&c);
