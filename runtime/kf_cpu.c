@@ -160,16 +160,14 @@ static int64_t cache_bytes(int which) { (void)which; return 0; }
 static const char *const cache_vars[] = { "KFORGE_L1D", "KFORGE_L2", "KFORGE_LLC" };
 static const char *const cache_rules[] = { "env.l1d", "env.l2", "env.llc" };
 
-/* A cache-size variable: a byte count with an optional K, M or G (KiB,
-   MiB, GiB; any case, "B"/"iB" allowed), blanks around it ignored. Returns
-   the bytes, 0 when unset or blank, -1 when it is no size. */
-static int64_t cache_env(int which, const char **text) {
-#if defined(__x86_64__) || defined(__aarch64__)
-  const char *v = getenv(cache_vars[which]), *p;
+/* A size as a person writes it: a byte count with an optional K, M or G
+   (KiB, MiB, GiB; any case, "B"/"iB" allowed), blanks around it ignored.
+   Returns the bytes, 0 when v is NULL or blank, -1 when it is no size. */
+int64_t kfi_parse_size(const char *v) {
+  const char *p;
   char *end;
   long long n;
   int64_t unit = 1;
-  *text = v;
   if (!v) return 0;
   for (p = v; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++) {}
   if (!*p) return 0;
@@ -184,6 +182,13 @@ static int64_t cache_env(int which, const char **text) {
   while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
   if (*p || n <= 0 || n > ((int64_t)1 << 40) / unit) return -1;
   return (int64_t)n * unit;
+}
+
+/* A cache-size variable (kfi_parse_size), its text in *text. */
+static int64_t cache_env(int which, const char **text) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  *text = getenv(cache_vars[which]);
+  return kfi_parse_size(*text);
 #else
   (void)which;
   *text = NULL; /* microcontrollers: no environment */
@@ -209,12 +214,16 @@ void kfi_cpu_caches(kfi_caches *c) {
   c->stream = kfi_stream_bytes(c, 0);
 }
 
-/* A caller that re-uses its outputs finds them in cache: storing around the
-   cache only pays once the output would evict a good part of the LLC. A
-   fresh output (just allocated, in a step that streams far more than the
-   LLC) is in no cache: every ordinary store first reads its line from DRAM,
-   so anything past the core's L2 is cheaper streamed (docs/performance.md,
-   "Fresh outputs"). */
+/* The planners' threshold, the same in every process (wisdom keys hash
+   the plan's argument block): a quarter of the LLC, or the L2 for fresh
+   outputs. Where the rule stands, kf_plan_op replaces the warm one by
+   kfi_stream_warm's (kf_stream.c). A caller that re-uses its outputs finds
+   them in cache: storing around the cache pays once the output would
+   evict a good part of the LLC, or earlier where this CPU's streamed
+   stores cost no more than ordinary ones. A fresh output (just allocated,
+   in a step that streams far more than the LLC) is in no cache: every
+   ordinary store first reads its line from DRAM, so anything past the
+   core's L2 is cheaper streamed (docs/performance.md, "Fresh outputs"). */
 int64_t kfi_stream_bytes(const kfi_caches *c, int fresh) {
   return fresh ? c->l2 : c->llc / 4;
 }

@@ -11,14 +11,19 @@
 
 _Static_assert(sizeof(kfi_plan) <= sizeof(((kf_plan *)0)->u.bytes), "kf_plan too small for kfi_plan");
 
-/* Fresh outputs: the family's streaming threshold (its "stream" choice, if
-   it has one) moves from the rule's to the fresh one. */
-static void plan_fresh_outputs(kfi_plan *p) {
+/* The rule's streaming threshold (the family's "stream" choice, if it has
+   one): the L2 for fresh outputs, else this CPU's warm threshold
+   (kfi_stream_warm: measured on the first plan that gets here). Set after
+   the wisdom key, which hashes the planner's threshold, the same in every
+   process whatever the measurement decided. */
+void kfi_plan_rule_stream(kfi_plan *p, const kf_plan_options *opt) {
   int idx[KFI_MAX_CHOICES], m = kfi_family_choices(p->family, idx), i;
   kfi_caches c;
-  kfi_cpu_caches(&c);
   for (i = 0; i < m; i++)
-    if (strcmp(kfi_choices[idx[i]].name, "stream") == 0) kfi_choice_set(p, &kfi_choices[idx[i]], kfi_stream_bytes(&c, 1));
+    if (strcmp(kfi_choices[idx[i]].name, "stream") == 0) {
+      kfi_cpu_caches(&c);
+      kfi_choice_set(p, &kfi_choices[idx[i]], opt && opt->fresh_outputs ? kfi_stream_bytes(&c, 1) : kfi_stream_warm(&c));
+    }
 }
 
 kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *inputs,
@@ -62,6 +67,7 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   }
   if ((st = kfi_check_isa_env(err)) != KF_OK) return st;
   if ((st = kfi_check_cache_env(err)) != KF_OK) return st;
+  if ((st = kfi_check_stream_env(err)) != KF_OK) return st;
   if (num_inputs > KFI_MAX_INPUTS || od->num_outputs > KFI_MAX_OUTPUTS)
     return kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "%s has too many inputs or outputs", od->name);
   p->op = op;
@@ -77,11 +83,12 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   p->family = od->family;
   st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
   /* Wisdom or measuring may change what the rule chose, never a forced
-     kernel. Fresh outputs move the rule's streaming threshold, after the
-     wisdom lookup (whose key is the rule's plan) and only where the rule
-     stands: a wisdom entry or a measurement chose its own. */
+     kernel. The rule's streaming threshold comes after the wisdom lookup
+     (whose key is the planner's plan) and only where the rule stands: a
+     wisdom entry chose its own, and a measurement starts from it
+     (kfi_plan_choose sets it before measuring). */
   if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
-  if (st == KF_OK && p->kernel && opt && opt->fresh_outputs && p->source == KF_PLAN_BY_RULE) plan_fresh_outputs(p);
+  if (st == KF_OK && p->kernel && p->source == KF_PLAN_BY_RULE) kfi_plan_rule_stream(p, opt);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;

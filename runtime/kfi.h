@@ -172,10 +172,25 @@ int64_t kfi_cpu_llc_sysfs(void);
 kf_status kfi_check_cache_env(kf_error *err);
 /* All three, each unknown one replaced by its default: what a plan sizes by. */
 void kfi_cpu_caches(kfi_caches *c);
-/* The output size (bytes) from which kernels stream their stores: LLC/4 by
-   default, the L2 when the caller declares its outputs fresh
+/* The output size (bytes) from which kernels stream their stores, as the
+   planners set it: LLC/4, the L2 when the caller declares its outputs fresh
    (kf_plan_options.fresh_outputs). */
 int64_t kfi_stream_bytes(const kfi_caches *c, int fresh);
+/* kf_stream.c: the rule's warm threshold on this CPU: KFORGE_STREAM, else
+   kfi_stream_threshold(c, streaming pays), measured once per process. */
+int64_t kfi_stream_warm(const kfi_caches *c);
+/* Four times the L2 (up to 16 MiB) where streamed stores over warm lines
+   cost at most twice ordinary ones (kfi_stream_pays), else a quarter of
+   the LLC. */
+int64_t kfi_stream_threshold(const kfi_caches *c, int pays);
+int kfi_stream_pays(double t_plain, double t_stream);
+/* The measurement's figures (ns) and verdict: 0 not measured, 1 streaming
+   pays, 2 it does not. */
+int kfi_stream_calibration(double *t_plain, double *t_stream, double *cost_ns);
+/* Fails (rule "env.stream") when KFORGE_STREAM is neither a size nor auto. */
+kf_status kfi_check_stream_env(kf_error *err);
+/* "32M", " 48k ", "2MiB": bytes; 0 for NULL or blank; -1 for no size. */
+int64_t kfi_parse_size(const char *v);
 /* CPUID's vendor string and display family and model (x86-64; "arm64", 0, 0
    on AArch64): wisdom keys name the CPU by them. Defined where wisdom is. */
 void kfi_cpu_ident(char vendor[16], unsigned *family, unsigned *model);

@@ -169,10 +169,12 @@ typedef struct kf_plan_options {
   /* Nonzero: every call of this plan writes outputs that are in no cache
      (a framework's freshly allocated tensors, in a step whose data is far
      larger than the last-level cache), so outputs larger than the L2 are
-     written with streaming stores instead of from a quarter of the LLC up.
+     written with streaming stores instead of from the warm threshold up
+     (a quarter of the LLC, or four L2s where this CPU's streamed stores
+     keep up: measured once per process, KFORGE_STREAM overrides it).
      Results are bitwise the same either way; only the speed differs.
-     0: the caller re-uses warm buffers. Wisdom and measuring time warm
-     buffers, so this hint decides the streaming threshold after them. */
+     0: the caller re-uses warm buffers. A wisdom entry keeps its own
+     threshold; a measurement starts from the rule's (this hint's). */
   int fresh_outputs;
 } kf_plan_options;
 

@@ -6,6 +6,6 @@ return {
   runtime = {
     "runtime/kf_core.c", "runtime/kf_attrs.c", "runtime/kf_plan.c", "runtime/kf_select.c",
     "runtime/kf_info.c", "runtime/kf_conv.c", "runtime/kf_cpu.c", "runtime/kf_format.c",
-    "runtime/kf_choice.c", "runtime/kf_measure.c", "runtime/kf_wisdom.c",
+    "runtime/kf_choice.c", "runtime/kf_measure.c", "runtime/kf_wisdom.c", "runtime/kf_stream.c",
   },
 }

@@ -12,13 +12,21 @@
 ** so the peeled heads and tails run), serially and on three threads:
 ** checked against the float64 reference, bitwise equal across threads,
 ** and with the guard bytes around the output untouched.
+** First, the warm streaming threshold (kf_stream.c): its rule from the
+** measured times, KFORGE_STREAM, and one measurement per process shared
+** by threads that plan at once and redone by a child forked before it.
 */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "harness.h"
+#include "kfi.h"
 #include "ref/bngrad_ref.h"
 #include "ref/dwbpi_ref.h"
 #include "th_pool.h"
@@ -286,9 +294,110 @@ static void dw_run(int k, const cpu_desc *cpu, const dw_case *dc) {
   free(f), free(g), free(rf), free(rg), free(rdx);
 }
 
+/* ---- the warm streaming threshold --------------------------------------- */
+
+/* A batch-norm plan's "stream=N" (the rule's threshold), -1 if it failed. */
+static int64_t bn_stream(kf_error *err) {
+  int64_t d4[4] = { 2, 4, 4, 16 }, d1[1] = { 16 };
+  kf_tensor_desc in[6];
+  kf_attrs at;
+  kf_plan plan;
+  char buf[300];
+  const char *w;
+  int i;
+  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+  at.T = KF_FLOAT;
+  at.is_training = 1;
+  in[0] = in[1] = th_desc(KF_FLOAT, 4, d4);
+  for (i = 2; i < 6; i++) in[i] = th_desc(KF_FLOAT, 1, d1);
+  if (kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, err) != KF_OK) return -1;
+  w = strstr(kf_plan_choices(&plan, buf, sizeof buf), " stream=");
+  return w ? strtoll(w + 8, NULL, 10) : -1;
+}
+
+static void *plan_in_thread(void *arg) {
+  kf_error err;
+  *(int64_t *)arg = bn_stream(&err);
+  return NULL;
+}
+
+#if defined(__x86_64__) && defined(__linux__)
+#define MEASURES 1
+#else
+#define MEASURES 0
+#endif
+
+static void stream_threshold(void) {
+  static const struct { double plain, streamed; int pays; } verdicts[] = {
+    { 100, 80, 1 }, { 100, 200, 1 }, { 100, 201, 0 }, { 100, 500, 0 }, { 0, 80, 0 }, { 100, -1, 0 },
+  };
+  const kfi_caches zen5 = { 48 << 10, 1 << 20, 32 << 20, 0 }, emr = { 48 << 10, 2 << 20, (int64_t)300 << 20, 0 },
+                   tiny = { 4 << 10, 16 << 10, 64 << 10, 0 }, big_l2 = { 48 << 10, 16 << 20, 64 << 20, 0 };
+  const int64_t want = (int64_t)3 << 20;
+  double tp, ts, cost;
+  int64_t got, t[3];
+  pthread_t th[3];
+  kf_error err;
+  size_t i;
+  int v, status = -1;
+  pid_t child;
+  if (!th_case("warm streaming threshold")) return;
+  for (i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++)
+    th_check(kfi_stream_pays(verdicts[i].plain, verdicts[i].streamed) == verdicts[i].pays,
+             "streamed %g ns against ordinary %g ns: streaming %s", verdicts[i].streamed, verdicts[i].plain,
+             verdicts[i].pays ? "pays" : "does not pay");
+  th_check(kfi_stream_threshold(&zen5, 1) == 4 << 20 && kfi_stream_threshold(&zen5, 0) == 8 << 20,
+           "1M L2, 32M LLC: from 4 MiB where streaming pays, else 8 MiB");
+  th_check(kfi_stream_threshold(&emr, 1) == 8 << 20 && kfi_stream_threshold(&emr, 0) == (int64_t)75 << 20,
+           "2M L2, 300M LLC: from 8 MiB where streaming pays, else 75 MiB");
+  th_check(kfi_stream_threshold(&tiny, 1) == 16 << 10 && kfi_stream_threshold(&big_l2, 1) == 16 << 20,
+           "never above a quarter of the LLC (64K LLC: 16 KiB; 16M L2, 64M LLC: 16 MiB)");
+
+  /* Before any plan measured: a child forked now measures in its own
+     process (where anything is measured: x86-64 Linux). */
+  if ((child = fork()) == 0)
+    _exit(bn_stream(&err) > 0 && (kfi_stream_calibration(&tp, &ts, &cost) > 0) == MEASURES ? 0 : 1);
+  th_check(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "a forked child plans%s on its own", MEASURES ? " and measures" : "");
+
+  setenv("KFORGE_STREAM", "3M", 1);
+  th_check(bn_stream(&err) == want, "KFORGE_STREAM=3M: the rule streams from 3 MiB");
+  th_check(kfi_stream_calibration(&tp, &ts, &cost) == 0, "KFORGE_STREAM set: nothing measured");
+  setenv("KFORGE_STREAM", "fast", 1);
+  th_check(bn_stream(&err) == -1 && !strcmp(err.rule, "env.stream"), "KFORGE_STREAM=fast: plan fails (%s)",
+           err.rule);
+  setenv("KFORGE_STREAM", " auto ", 1);
+
+  /* Three threads plan at once: one measures, all get its threshold. */
+  for (i = 0; i < 3; i++) t[i] = -1;
+  for (i = 0; i < 3; i++) pthread_create(&th[i], NULL, plan_in_thread, &t[i]);
+  for (i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  unsetenv("KFORGE_STREAM");
+  got = bn_stream(&err);
+  v = kfi_stream_calibration(&tp, &ts, &cost);
+  th_check(t[0] == got && t[1] == got && t[2] == got, "three threads planning at once: one threshold (%lld)",
+           (long long)got);
+#if MEASURES
+  {
+    kfi_caches c;
+    kfi_cpu_caches(&c);
+    th_check(v == 1 || v == 2, "measured once on x86-64 (verdict %d)", v);
+    th_check(got == kfi_stream_threshold(&c, v == 1), "the rule's threshold follows the verdict (%lld)", (long long)got);
+    th_check(v != 1 || kfi_stream_pays(tp, ts), "the verdict follows the times");
+    printf("streaming stores on this CPU: a copy into a warm buffer of twice the L2 took %.0f ns ordinary, "
+           "%.0f ns streamed (%.2fx): %s; warm threshold %lld KiB; measured in %.2f ms\n",
+           tp, ts, tp > 0 ? ts / tp : 0, v == 1 ? "streaming pays" : "it does not", (long long)(got >> 10), cost / 1e6);
+  }
+#else
+  th_check(v == 0, "nothing measured where no kernel streams (verdict %d)", v);
+#endif
+  th_case_end();
+}
+
 int main(void) {
   size_t ci, si;
   int k, nbn = 0, ndw = 0;
+  stream_threshold();
   for (ci = 0; ci < sizeof cpus / sizeof cpus[0]; ci++) {
     setenv("KFORGE_L1D", cpus[ci].l1d, 1);
     setenv("KFORGE_L2", cpus[ci].l2, 1);

@@ -1,0 +1,207 @@
+/*
+** kf_stream.c -- the warm streaming threshold: the output size from which
+** a plan's kernels store around the caches when the caller re-uses its
+** buffers. Whether that pays depends on the CPU's streamed-store
+** bandwidth, so it is measured once per process, on the first plan that
+** needs it: a copy into a warm buffer of twice the L2, ordinary against
+** streamed. Kernels write at most half as fast as a copy, so where the
+** streamed copy takes at most twice the ordinary one, streamed stores keep
+** up with a kernel and leave the caches to its inputs: outputs from four
+** L2s stream (docs/tuning.md, "Streaming stores: measured once per CPU").
+** KFORGE_STREAM overrides it. Without an OS or outside x86-64 (the only
+** kernels that stream) nothing is measured: a quarter of the LLC.
+*/
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfi.h"
+#include "kfi_wisdom.h"
+
+#define KFI_STREAM_RATIO 2.0 /* streamed/ordinary copy time at or below it: streaming pays */
+
+int kfi_stream_pays(double t_plain, double t_stream) {
+  return t_plain > 0 && t_stream > 0 && t_stream <= KFI_STREAM_RATIO * t_plain;
+}
+
+/* The measured size class: twice the L2, so neither copy fits it and the
+   destination's lines live in the LLC between runs, as a re-used output's
+   do; 0 above 8 MiB (the buffers are mapped for the measurement only). */
+#define KFI_STREAM_CLASS_MAX ((int64_t)8 << 20)
+static int64_t class_bytes(const kfi_caches *c) {
+  const int64_t s = 2 * c->l2 < ((int64_t)512 << 10) ? (int64_t)512 << 10 : 2 * c->l2;
+  return s <= KFI_STREAM_CLASS_MAX ? s : 0;
+}
+
+/* Where streaming pays, outputs from twice the class stream (four L2s):
+   below that, on Zen 5, batch norm's small NCHW planes lost more (3.2 MB,
+   1.24x slower streamed) than the other kernels gained (up to 7%). */
+int64_t kfi_stream_threshold(const kfi_caches *c, int pays) {
+  const int64_t s = 2 * class_bytes(c);
+  return pays && s && s < c->llc / 4 ? s : c->llc / 4;
+}
+
+/* KFORGE_STREAM: a size as KFORGE_LLC takes it; -1 when set to something
+   else, 0 when unset, blank or "auto" (measure). */
+static int64_t stream_env(const char **text) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  const char *v = getenv("KFORGE_STREAM"), *p;
+  *text = v;
+  if (!v) return 0;
+  for (p = v; *p == ' ' || *p == '\t'; p++) {}
+  if (!strncmp(p, "auto", 4)) {
+    for (p += 4; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++) {}
+    return *p ? -1 : 0;
+  }
+  return kfi_parse_size(v);
+#else
+  *text = NULL; /* microcontrollers: no environment */
+  return 0;
+#endif
+}
+
+kf_status kfi_check_stream_env(kf_error *err) {
+  const char *text;
+  if (stream_env(&text) >= 0) return KF_OK;
+  return kfi_fail(err, KF_INVALID_ARGUMENT, "env.stream",
+                  "KFORGE_STREAM=\"%.40s\" is no size: use bytes with an optional K, M or G (\"2M\"), auto, or unset it",
+                  text);
+}
+
+#if KFI_HAS_OS && defined(__x86_64__)
+#include <sys/mman.h>
+#endif
+/* Anonymous mappings need _DEFAULT_SOURCE (or BSD's MAP_ANON spelling):
+   without them, as in a one-file build that includes this file after the
+   system headers, nothing is measured. */
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#if KFI_HAS_OS && defined(__x86_64__) && defined(MAP_ANONYMOUS)
+#include <emmintrin.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KFI_STREAM_ROUNDS 5        /* at most; best of each kind */
+#define KFI_STREAM_BUDGET_NS 2e6   /* no round starts after it (two at least) */
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* dst = src + 1, whole 64-byte lines, stored through the cache or around
+   it; returns the time it took. */
+static double copy_lines(float *dst, const float *src, size_t n, int stream) {
+  const __m128 one = _mm_set1_ps(1.0f);
+  const double t0 = now_ns();
+  size_t i;
+  if (stream) {
+    for (i = 0; i < n; i += 16) {
+      _mm_stream_ps(dst + i, _mm_add_ps(_mm_load_ps(src + i), one));
+      _mm_stream_ps(dst + i + 4, _mm_add_ps(_mm_load_ps(src + i + 4), one));
+      _mm_stream_ps(dst + i + 8, _mm_add_ps(_mm_load_ps(src + i + 8), one));
+      _mm_stream_ps(dst + i + 12, _mm_add_ps(_mm_load_ps(src + i + 12), one));
+    }
+    _mm_sfence();
+  } else {
+    for (i = 0; i < n; i += 16) {
+      _mm_store_ps(dst + i, _mm_add_ps(_mm_load_ps(src + i), one));
+      _mm_store_ps(dst + i + 4, _mm_add_ps(_mm_load_ps(src + i + 4), one));
+      _mm_store_ps(dst + i + 8, _mm_add_ps(_mm_load_ps(src + i + 8), one));
+      _mm_store_ps(dst + i + 12, _mm_add_ps(_mm_load_ps(src + i + 12), one));
+    }
+  }
+  return now_ns() - t0;
+}
+
+/* Times an ordinary and a streamed copy of one size class into a warm
+   destination (in the LLC, written by an ordinary copy just before each
+   run). 0 when nothing could be timed (no memory). */
+static int measure(const kfi_caches *c, double *t_plain, double *t_stream, double *cost_ns) {
+  const size_t bytes = (size_t)class_bytes(c), huge = (size_t)2 << 20;
+  const double start = now_ns();
+  unsigned char *map, *base;
+  float *src, *dst;
+  int r;
+  *t_plain = *t_stream = *cost_ns = -1;
+  map = mmap(NULL, 2 * bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return 0;
+  base = map + (huge - (uintptr_t)map % huge) % huge;
+#if defined(MADV_HUGEPAGE)
+  madvise(base, 2 * bytes, MADV_HUGEPAGE); /* fewer page faults: most of the cost */
+#endif
+  src = (float *)(void *)base;
+  dst = (float *)(void *)(base + bytes);
+  memset(base, 0, 2 * bytes);
+  copy_lines(dst, src, bytes / 4, 0);
+  for (r = 0; r < KFI_STREAM_ROUNDS; r++) {
+    const double tp = copy_lines(dst, src, bytes / 4, 0), ts = copy_lines(dst, src, bytes / 4, 1);
+    if (*t_plain < 0 || tp < *t_plain) *t_plain = tp;
+    if (*t_stream < 0 || ts < *t_stream) *t_stream = ts;
+    if (r >= 1 && now_ns() - start > KFI_STREAM_BUDGET_NS) break;
+    if (*t_stream > 2 * KFI_STREAM_RATIO * *t_plain) break; /* a clear loss: done */
+    copy_lines(dst, src, bytes / 4, 0); /* the destination warm again */
+  }
+  munmap(map, 2 * bytes + huge);
+  *cost_ns = now_ns() - start;
+  return 1;
+}
+
+/* The process's verdict: 0 not yet, 1 streaming pays, 2 it does not.
+   The first plan that needs it measures (owner: its process id) while
+   other threads wait; a child forked while its parent measured finds
+   another process id there and measures again itself. */
+static atomic_int verdict;
+static atomic_long owner;
+static double last_plain = -1, last_stream = -1, last_cost = -1;
+
+static int verdict_of(const kfi_caches *c) {
+  for (;;) {
+    long who = atomic_load(&owner);
+    const long me = (long)getpid();
+    int v = atomic_load(&verdict);
+    if (v) return v;
+    if (who != me && atomic_compare_exchange_strong(&owner, &who, me)) {
+      double tp = -1, ts = -1, cost = -1;
+      v = measure(c, &tp, &ts, &cost) && kfi_stream_pays(tp, ts) ? 1 : 2;
+      last_plain = tp, last_stream = ts, last_cost = cost;
+      atomic_store(&verdict, v);
+      return v;
+    }
+    if (who == me) {
+      struct timespec pause = { 0, 50000 };
+      nanosleep(&pause, NULL); /* another thread measures */
+    }
+  }
+}
+
+int kfi_stream_calibration(double *t_plain, double *t_stream, double *cost_ns) {
+  const int v = atomic_load(&verdict);
+  if (v) *t_plain = last_plain, *t_stream = last_stream, *cost_ns = last_cost;
+  return v;
+}
+#else
+static int verdict_of(const kfi_caches *c) {
+  (void)c;
+  return 2; /* no kernel here streams, or nothing to measure with */
+}
+
+int kfi_stream_calibration(double *t_plain, double *t_stream, double *cost_ns) {
+  *t_plain = *t_stream = *cost_ns = -1;
+  return 0;
+}
+#endif
+
+int64_t kfi_stream_warm(const kfi_caches *c) {
+  const char *text;
+  const int64_t e = stream_env(&text);
+  const int64_t s = 2 * class_bytes(c);
+  if (e > 0) return e;
+  if (!s || s >= c->llc / 4) return c->llc / 4; /* nothing to decide: no measuring */
+  return kfi_stream_threshold(c, verdict_of(c) == 1);
+}
