@@ -21,7 +21,7 @@ typedef struct kfi_bngrad_args {
   float *dscale, *doffset;
   void *scratch;                 /* the kernel's scratch query, in bytes */
   kfi_caches cache;              /* the caches the plan sizes by */
-  int64_t columns;               /* 1: few rows may run by channel blocks (the rule), 0: never */
+  int64_t columns;               /* 1: few rows, and channels first, may run by channel blocks (the rules), 0: never */
 } kfi_bngrad_args;
 
 /* A prefetch of the line holding p for reading (a hint: harmless past a
