@@ -14,7 +14,8 @@
 
 /* Cache sizes that steer an algorithm are choices: a tiny one takes the
    path for data that does not fit, a huge one the other (batch norm's llc:
-   the pass-1 sweep everywhere it applies, or never; the filter gradient's:
+   the pass-1 sweep everywhere it applies, or never, and channels first the
+   channel-block plan wherever a channel fits the L2, or never; the filter gradient's:
    prefetching the next channel pass). stream, the output size from which
    stores go around the cache (kfi_stream_bytes), is one too: always or never. */
 #define KFI_TINY ((int64_t)1)
@@ -23,13 +24,15 @@
    detected L1d and L2, a measured plan may size as the other CPU classes
    users run (L1d 32 or 64 KiB; L2 512 KiB as Zen 3, 2 MiB as Emerald
    Rapids). Batch norm's l1d: pass 1's sub-block of rows; its l2: the task
-   grain (which also fixes the reduction partition); depthwise input's
+   grain (which also fixes the reduction partition) and channels first
+   the channel blocks; depthwise input's
    l1d: the channel chunks run down a task's rows (2^40: one chunk, the
    rows walked once with every channel), its l2: the task grain. The filter
    gradient sizes its pieces at build time (knobs); its l1d (the NHWC wide
    walker's gate) is not a choice yet. Algorithms are choices as well: batch norm's columns,
-   the few-rows plan by channel blocks where its rule takes it (1) or the
-   rows plan always (0); the filter gradient's flat, the AVX-512 NCHW
+   the channel-block plans (few rows of many channels; channels first,
+   both passes per block of planes) where their rules take them (1) or the
+   rows and planes plans always (0); the filter gradient's flat, the AVX-512 NCHW
    kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
 #define KFI_KIB ((int64_t)1 << 10)
 

@@ -688,6 +688,114 @@ static void check_columns(void) {
   unsetenv("KFORGE_LLC");
 }
 
+/* ---- the channel-block plan (channels first) ---- */
+
+/* Training, channels first, where the LLC is over 64 times the L2 (a
+   simulated 300 MiB LLC) and dy, x and dx exceed half the L2: both passes
+   per block of channels. Each plane's sums and the tree over the images
+   are the planes plan's, so every specialized kernel (forced) must give
+   the planes plan's bits (a simulated 4 MiB LLC: never channel blocks)
+   under simulated L2s of 128 KiB, 256 KiB and 1 MiB (blocks of 1 to 18
+   channels, a last one partial; 6x40x9x11 fits half of 1 MiB: the planes
+   plan), serially, on three threads (8x64x24x24 is over PAR_MIN) and in
+   place; and x_backprop must match the float64 reference. */
+static void check_channel_blocks(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  static const int64_t shapes[2][4] = { { 6, 40, 9, 11 }, { 8, 64, 24, 24 } }; /* odd planes; whole vectors */
+  static const char *const l2s[3] = { "128K", "256K", "1M" };
+  int t, sh, k, li, way;
+  for (t = 0; t < 3; t++)
+    for (sh = 0; sh < 2; sh++) {
+      const kf_dtype T = ts[t];
+      const size_t es = kf_dtype_size(T);
+      const int64_t *d = shapes[sh], n = d[0], c = d[1], s = d[2] * d[3], numel = n * c * s;
+      const size_t bytes = (size_t)numel * es;
+      int64_t cd[1], i;
+      kf_attrs at;
+      kf_tensor_desc in[6];
+      th_rng rng[1];
+      char *dy = malloc(bytes), *x = malloc(bytes), what[160];
+      float *per = malloc((size_t)c * 3 * sizeof(float));
+      double *rdy = malloc((size_t)numel * sizeof(double)), *rx = malloc((size_t)numel * sizeof(double));
+      double *rdx = malloc((size_t)numel * sizeof(double)), *rp = malloc((size_t)c * 5 * sizeof(double));
+      snprintf(what, sizeof what, "channel blocks T=%s NCHW [%lld,%lld,%lld,%lld]", kf_dtype_name(T), (long long)d[0],
+               (long long)d[1], (long long)d[2], (long long)d[3]);
+      th_seed_case(rng, "test_bngrad %s", what);
+      for (i = 0; i < numel; i++) {
+        rdy[i] = th_round(T, th_uniform(rng, -2, 2));
+        rx[i] = th_round(T, th_uniform(rng, -2, 3));
+        th_store(T, dy, (size_t)i, rdy[i]);
+        th_store(T, x, (size_t)i, rx[i]);
+      }
+      for (i = 0; i < c; i++) {
+        rp[i] = per[i] = (float)th_uniform(rng, -1.5, 1.5);
+        rp[c + i] = per[c + i] = (float)th_uniform(rng, -1, 1);
+        rp[2 * c + i] = per[2 * c + i] = (float)th_uniform(rng, 0.05, 2);
+      }
+      ref_bngrad(0, 1, n, c, s, 0.001f, rdy, rx, rp, rp + c, rp + 2 * c, rdx, rp + 3 * c, rp + 4 * c);
+      kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+      at.T = T;
+      at.data_format = KF_NCHW;
+      at.is_training = 1;
+      at.epsilon = 0.001f;
+      in[0] = th_desc(T, 4, d);
+      in[1] = in[0];
+      cd[0] = c;
+      in[2] = th_desc(KF_FLOAT, 1, cd);
+      in[3] = in[4] = in[2];
+      cd[0] = 0;
+      in[5] = th_desc(KF_FLOAT, 1, cd);
+      for (k = -1; (k = th_next_kernel("bngrad", k)) >= 0;) {
+        const char *name = th_kernel(k)->name;
+        const size_t outn = bytes + 2 * (size_t)c * sizeof(float);
+        char *ref = malloc(outn), *got = malloc(outn);
+        kf_plan_options opt;
+        kf_plan plan;
+        kf_error err;
+        if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) { free(ref); free(got); continue; }
+        memset(&opt, 0, sizeof opt);
+        opt.kernel = name;
+        setenv("KFORGE_L2", "256K", 1);
+        setenv("KFORGE_LLC", "4M", 1);
+        switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err)) {
+          case TH_PLANNED: break;
+          case TH_OTHER_CONFIG:
+          case TH_NOT_HERE: free(ref); free(got); continue;
+          default:
+            th_check(0, "%s %s: plan: %s (%s)", what, name, err.message, err.rule);
+            free(ref); free(got);
+            continue;
+        }
+        if (!th_check(columns_run(&plan, dy, x, per, c, bytes, 0, ref, (float *)(ref + bytes), (float *)(ref + bytes) + c,
+                                  &err),
+                      "%s [%s]: the planes plan runs (%s)", what, name, err.message)) {
+          free(ref); free(got);
+          continue;
+        }
+        th_check(th_rel_err(T, ref, rdx, (size_t)numel, 1e-6) <= th_tol(T), "%s [%s]: x_backprop vs float64 reference",
+                 what, name);
+        setenv("KFORGE_LLC", "300M", 1);
+        for (li = 0; li < 3; li++) {
+          setenv("KFORGE_L2", l2s[li], 1);
+          for (way = 0; way < 3; way++) { /* serial, three threads, in place */
+            int ok;
+            opt.threads = way == 1 ? &th_pool3 : NULL;
+            ok = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) == KF_OK &&
+                 columns_run(&plan, dy, x, per, c, bytes, way == 2, got, (float *)(got + bytes), (float *)(got + bytes) + c,
+                             &err);
+            th_check(ok && memcmp(ref, got, outn) == 0, "%s [%s] L2 %s %s: the planes plan's bits%s%s", what, name, l2s[li],
+                     way == 0 ? "serial" : way == 1 ? "3 threads" : "in place", ok ? "" : ": ", ok ? "" : err.message);
+          }
+        }
+        free(ref);
+        free(got);
+      }
+      free(dy); free(x); free(per); free(rdy); free(rx); free(rdx); free(rp);
+    }
+  unsetenv("KFORGE_L2");
+  unsetenv("KFORGE_LLC");
+}
+
 /* The default set has a specialization for every (T, layout, mode). */
 static void check_selection(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
@@ -847,6 +955,8 @@ int main(void) {
   check_offsets();
   th_case_end();
   check_columns();
+  th_case_end();
+  check_channel_blocks();
   th_case_end();
   check_selection();
   check_single_position();

@@ -29,6 +29,7 @@ typedef struct kfg_bngrad_bf16_nchw_infer__mve_ctx {
   float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
   int64_t cs;                    /* their stride (C padded) */
   int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
+  int64_t cblk;                  /* channels first: the channel-block plan's channels per task, or 0 */
 } kfg_bngrad_bf16_nchw_infer__mve_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -285,6 +286,19 @@ static void kfg_bngrad_bf16_nchw_infer__mve_planes_pass1(void *ctx, size_t i) {
   for (p = p0; p < p1; p++) kfg_bngrad_bf16_nchw_infer__mve_plane_sums(t, p, &t->part[2 * p]);
 }
 
+/* Channels [c0, c1) of the planes' totals ([C][2] in slot 0): the
+   offset and scale gradients and (training) pass 2's coefficients. */
+static void kfg_bngrad_bf16_nchw_infer__mve_plane_totals(const kfg_bngrad_bf16_nchw_infer__mve_ctx *t, int64_t c0, int64_t c1) {
+  const kfi_bngrad_args *a = t->a;
+  const float *k = t->k0;
+  int64_t c;
+  for (c = c0; c < c1; c++) {
+    const float *sum = t->part + 2 * c;
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[1] * k[c];
+  }
+}
+
 void kfg_bngrad_bf16_nchw_infer__mve(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
@@ -322,6 +336,7 @@ void kfg_bngrad_bf16_nchw_infer__mve(const void *args, const kfi_par *par) {
   t.coef = coef;
   t.cs = CS;
   t.cols = 0;
+  t.cblk = 0;
   t.sweep = 0;
   if (planes) {
     t.M = a->n * C; /* planes */
@@ -367,12 +382,7 @@ void kfg_bngrad_bf16_nchw_infer__mve(const void *args, const kfi_par *par) {
       }
   }
   if (!planes) kfg_bngrad_bf16_nchw_infer__mve_totals(&t, 0, C); /* the totals, now in slot 0: [2][C] */
-  else
-    for (c = 0; c < C; c++) { /* the totals, now in slot 0: [C][2] */
-      const float *sum = t.part + 2 * c;
-      a->doffset[c] = sum[0];
-      a->dscale[c] = sum[1] * k[c];
-    }
+  else kfg_bngrad_bf16_nchw_infer__mve_plane_totals(&t, 0, C); /* the totals, now in slot 0: [C][2] */
   (void)b;
 }
 

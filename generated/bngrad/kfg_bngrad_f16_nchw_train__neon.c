@@ -29,6 +29,7 @@ typedef struct kfg_bngrad_f16_nchw_train__neon_ctx {
   float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
   int64_t cs;                    /* their stride (C padded) */
   int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
+  int64_t cblk;                  /* channels first: the channel-block plan's channels per task, or 0 */
 } kfg_bngrad_f16_nchw_train__neon_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -74,6 +75,26 @@ static int64_t kfg_bngrad_f16_nchw_train__neon_column_width(const kfi_bngrad_arg
   if (!a->columns || sweep || M > 256 || C <= 2 * (4 * KV_W) || row * C <= a->cache.l2 / 2) return 0;
   w = a->cache.l2 / 4 / row / (4 * KV_W) * (4 * KV_W);
   return w * (int64_t)sizeof(uint16_t) < 512 ? 0 : w;
+}
+
+/* Channels per task of the channel-block plan (channels first, training,
+   planes of S > 1), or 0 for the planes plan. The planes plan reads dy and
+   x in pass 2 again from the LLC (its last tasks' from the L2); blocks of
+   whole channels whose dy, x and dx fill half the L2 (or one channel that
+   fits the L2) run both passes while the block's planes are in the L2. That
+   pays where the LLC is far from a core: over 64 times the L2, a mesh
+   shared by many cores (Emerald Rapids: 150x); on Zen's CCX caches (32-64x)
+   the planes plan's one contiguous walk is faster (docs/performance.md).
+   An image's planes of a block are one run, at least eight 64-byte lines.
+   Not where the data fit half the L2, nor where the plan chose the planes
+   plan (a->columns = 0). */
+static int64_t kfg_bngrad_f16_nchw_train__neon_channel_block(const kfi_bngrad_args *a) {
+  const int64_t chan = 3 * a->n * a->s * (int64_t)sizeof(uint16_t); /* a channel's dy, x, dx */
+  int64_t b;
+  if (!a->columns || a->s <= 1 || a->cache.llc / 64 <= a->cache.l2 || chan * a->c <= a->cache.l2 / 2 || chan > a->cache.l2) return 0;
+  b = a->cache.l2 / 2 / chan;
+  if (b < 1) b = 1;
+  return b * a->s * (int64_t)sizeof(uint16_t) < 512 ? 0 : b;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
@@ -737,46 +758,107 @@ static void kfg_bngrad_f16_nchw_train__neon_planes_pass1(void *ctx, size_t i) {
   for (p = p0; p < p1; p++) kfg_bngrad_f16_nchw_train__neon_plane_sums(t, p, &t->part[3 * p]);
 }
 
+/* x_backprop of plane p (pass 2): from dx's first vector boundary where the
+   plan peels, streamed where it says. */
+static void kfg_bngrad_f16_nchw_train__neon_plane_dx(const kfg_bngrad_f16_nchw_train__neon_ctx *t, int64_t p) {
+  const int64_t S = t->S, c = p % t->C;
+  const uint16_t *dy = t->dy + p * S, *x = t->x + p * S;
+  uint16_t *dx = t->dx + p * S;
+  const kv_f m = kv_set1(t->mean[c]), dym = kv_set1(t->dym[c]), k1 = kv_set1(t->k1[c]), k2 = kv_set1(t->k2[c]);
+  int64_t i0 = 0;
+#if KV_W > 1
+  if (t->peel) { /* head up to the first KV_VBYTES boundary of dx; whole vectors after it */
+    const int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)dx % KV_VBYTES)) % KV_VBYTES) / sizeof(uint16_t));
+    if (h > 0) {
+      const int64_t n = h < S ? h : S;
+      const kv_f g = kv_sub(kv_ldn(dy, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x, n, m), m);
+      kv_stn(dx, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
+      i0 = n;
+    }
+    if (t->stream)
+      for (; i0 + KV_W <= S; i0 += KV_W) {
+        const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
+        kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
+      }
+  }
+#endif
+  for (; i0 + KV_W <= S; i0 += KV_W) {
+    const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
+    kv_st(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
+  }
+#if KV_W > 1
+  if (i0 < S) {
+    const int64_t n = S - i0;
+    const kv_f g = kv_sub(kv_ldn(dy + i0, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x + i0, n, m), m);
+    kv_stn(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
+  }
+#endif
+}
+
 static void kfg_bngrad_f16_nchw_train__neon_planes_pass2(void *ctx, size_t i) {
   const kfg_bngrad_f16_nchw_train__neon_ctx *t = (const kfg_bngrad_f16_nchw_train__neon_ctx *)ctx;
-  const int64_t S = t->S, b = t->ntask - 1 - (int64_t)i;
+  const int64_t b = t->ntask - 1 - (int64_t)i;
   const int64_t p0 = b * t->per_task, p1 = p0 + t->per_task < t->M ? p0 + t->per_task : t->M;
-  int64_t p, i0;
-  for (p = p0; p < p1; p++) {
-    const int64_t c = p % t->C;
-    const uint16_t *dy = t->dy + p * S, *x = t->x + p * S;
-    uint16_t *dx = t->dx + p * S;
-    const kv_f m = kv_set1(t->mean[c]), dym = kv_set1(t->dym[c]), k1 = kv_set1(t->k1[c]), k2 = kv_set1(t->k2[c]);
-    i0 = 0;
-#if KV_W > 1
-    if (t->peel) { /* head up to the first KV_VBYTES boundary of dx; whole vectors after it */
-      const int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)dx % KV_VBYTES)) % KV_VBYTES) / sizeof(uint16_t));
-      if (h > 0) {
-        const int64_t n = h < S ? h : S;
-        const kv_f g = kv_sub(kv_ldn(dy, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x, n, m), m);
-        kv_stn(dx, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
-        i0 = n;
-      }
-      if (t->stream)
-        for (; i0 + KV_W <= S; i0 += KV_W) {
-          const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
-          kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
-        }
-    }
-#endif
-    for (; i0 + KV_W <= S; i0 += KV_W) {
-      const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
-      kv_st(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
-    }
-#if KV_W > 1
-    if (i0 < S) {
-      const int64_t n = S - i0;
-      const kv_f g = kv_sub(kv_ldn(dy + i0, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x + i0, n, m), m);
-      kv_stn(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
-    }
-#endif
-  }
+  int64_t p;
+  for (p = p0; p < p1; p++) kfg_bngrad_f16_nchw_train__neon_plane_dx(t, p);
   if (t->stream) kv_sfence();
+}
+
+/* Channels [c0, c1) of the planes' totals ([C][3] in slot 0): the
+   offset and scale gradients and (training) pass 2's coefficients. */
+static void kfg_bngrad_f16_nchw_train__neon_plane_totals(const kfg_bngrad_f16_nchw_train__neon_ctx *t, int64_t c0, int64_t c1) {
+  const kfi_bngrad_args *a = t->a;
+  const float *k = t->k0;
+  const int64_t M = a->n * a->s;
+  float *k1 = t->coef + t->cs, *dym = t->coef + 2 * t->cs, *k2 = t->coef + 3 * t->cs;
+  int64_t c;
+  for (c = c0; c < c1; c++) {
+    const float *sum = t->part + 3 * c;
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[2];
+    dym[c] = sum[0] * (1.0f / (float)M);
+    k1[c] = a->scale[c] * k[c];
+    k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
+  }
+}
+
+/* Task i of the channel-block plan: channels [i * cblk, ...) of every
+   image, both passes while their planes are cached. Each plane's sums and
+   the pairwise tree over the images are the planes plan's, channel by
+   channel, so both plans give the same bits; a block reads and writes its
+   own channels only, and reads each plane before writing its dx. */
+static void kfg_bngrad_f16_nchw_train__neon_channel_blocks(void *ctx, size_t i) {
+  const kfg_bngrad_f16_nchw_train__neon_ctx *t = (const kfg_bngrad_f16_nchw_train__neon_ctx *)ctx;
+  const int64_t N = t->a->n, C = t->C, w = 3 * C;
+  const int64_t c0 = (int64_t)i * t->cblk, c1 = c0 + t->cblk < C ? c0 + t->cblk : C;
+  const int64_t run = (c1 - c0) * t->S * (int64_t)sizeof(uint16_t), ahead = run < 2048 ? run : 2048;
+  int64_t n, c, st, b, j;
+  for (n = 0; n < N; n++) {
+    if (n + 1 < N) { /* the next image's run starts far away: its first lines now, before the prefetchers learn it */
+      const char *ny = (const char *)(t->dy + ((n + 1) * C + c0) * t->S), *nx = (const char *)(t->x + ((n + 1) * C + c0) * t->S);
+      for (j = 0; j < ahead; j += 64) KFI_BNGRAD_PREFETCH(ny + j), KFI_BNGRAD_PREFETCH(nx + j);
+    }
+    for (c = c0; c < c1; c++) kfg_bngrad_f16_nchw_train__neon_plane_sums(t, n * C + c, &t->part[3 * (n * C + c)]);
+  }
+  for (st = 1; st < N; st *= 2) /* the driver's tree over the image slots */
+    for (b = 0; b + st < N; b += 2 * st)
+      for (j = 3 * c0; j < 3 * c1; j++) t->part[b * w + j] += t->part[(b + st) * w + j];
+  kfg_bngrad_f16_nchw_train__neon_plane_totals(t, c0, c1);
+  for (n = 0; n < N; n++)
+    for (c = c0; c < c1; c++) kfg_bngrad_f16_nchw_train__neon_plane_dx(t, n * C + c);
+  if (t->stream) kv_sfence();
+}
+
+/* Pass 2's stores: each plane from dx's first vector boundary (peel), rows
+   from dy's where dx shares its offset; streamed where the aligned output
+   is at least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
+   threshold (kfi_stream_bytes; docs/performance.md). */
+static void kfg_bngrad_f16_nchw_train__neon_store_plan(kfg_bngrad_f16_nchw_train__neon_ctx *t) {
+  const kfi_bngrad_args *a = t->a;
+  const int planes = a->s > 1;
+  t->peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
+            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
+  t->stream = KV_HAS_STREAM && t->peel && (a->n * a->s * a->c) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
 }
 
 void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par) {
@@ -816,6 +898,7 @@ void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par) {
   t.coef = coef;
   t.cs = CS;
   t.cols = 0;
+  t.cblk = 0;
   t.sweep = kfg_bngrad_f16_nchw_train__neon_sweeps(a);
   if (planes) {
     t.M = a->n * C; /* planes */
@@ -854,6 +937,14 @@ void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par) {
     }
   }
 
+  /* channels first, dy, x and dx over half the L2: both passes per block
+     of channels (planes.c.in), on the pool as the planes plan */
+  if (planes) t.cblk = kfg_bngrad_f16_nchw_train__neon_channel_block(a);
+  if (t.cblk > 0) {
+    kfg_bngrad_f16_nchw_train__neon_store_plan(&t);
+    kfi_parallel_for(pp, kfg_bngrad_f16_nchw_train__neon_channel_blocks, &t, (size_t)((C + t.cblk - 1) / t.cblk));
+    return;
+  }
   if (!planes) t.cols = kfg_bngrad_f16_nchw_train__neon_column_width(a, M, t.sweep);
   /* few rows: both passes per channel block (columns.c.in), on the pool
      whatever PAR_MIN says: a block is a quarter of the L2 of work and
@@ -882,15 +973,7 @@ void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par) {
       }
   }
   if (!planes) kfg_bngrad_f16_nchw_train__neon_totals(&t, 0, C); /* the totals, now in slot 0: [3][C] */
-  else
-    for (c = 0; c < C; c++) { /* the totals, now in slot 0: [C][3] */
-      const float *sum = t.part + 3 * c;
-      a->doffset[c] = sum[0];
-      a->dscale[c] = sum[2];
-      dym[c] = sum[0] * (1.0f / (float)M);
-      k1[c] = a->scale[c] * k[c];
-      k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
-    }
+  else kfg_bngrad_f16_nchw_train__neon_plane_totals(&t, 0, C); /* the totals, now in slot 0: [C][3] */
 
   /* the coefficients past C: the first channels again */
   for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];
@@ -906,17 +989,10 @@ void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par) {
   }
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
-     planes peel where they hold at least two vectors. Where the stores are
-     aligned the body streams when x_backprop is at
-     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
-     threshold (kfi_stream_bytes): a quarter of the last-level cache, as an
-     output that large does not stay in a cache shared with the other cores
-     anyway, or the L2 where the caller's outputs are fresh (their lines are
-     in no cache); streaming saves the write-allocate read of each line,
-     while a smaller output is left in cache for the next op. */
-  t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
-           (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
-  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
+     planes peel where they hold at least two vectors. Streaming (store_plan)
+     saves the write-allocate read of each line of an output too large to
+     stay in cache for the next op anyway. */
+  kfg_bngrad_f16_nchw_train__neon_store_plan(&t);
   if (planes) kfi_parallel_for(pp, kfg_bngrad_f16_nchw_train__neon_planes_pass2, &t, (size_t)t.ntask);
   else
   kfi_parallel_for(pp, kfg_bngrad_f16_nchw_train__neon_rows_pass2, &t, (size_t)t.ntask);

@@ -35,6 +35,7 @@ typedef struct kfg_bngrad_f16_nhwc_infer__avx2_ctx {
   float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
   int64_t cs;                    /* their stride (C padded) */
   int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
+  int64_t cblk;                  /* channels first: the channel-block plan's channels per task, or 0 */
 } kfg_bngrad_f16_nhwc_infer__avx2_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -495,6 +496,7 @@ void kfg_bngrad_f16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   t.coef = coef;
   t.cs = CS;
   t.cols = 0;
+  t.cblk = 0;
   t.sweep = kfg_bngrad_f16_nhwc_infer__avx2_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;

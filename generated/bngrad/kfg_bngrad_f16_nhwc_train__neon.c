@@ -29,6 +29,7 @@ typedef struct kfg_bngrad_f16_nhwc_train__neon_ctx {
   float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
   int64_t cs;                    /* their stride (C padded) */
   int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
+  int64_t cblk;                  /* channels first: the channel-block plan's channels per task, or 0 */
 } kfg_bngrad_f16_nhwc_train__neon_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -659,6 +660,18 @@ static void kfg_bngrad_f16_nhwc_train__neon_columns(void *ctx, size_t i) {
   }
 }
 
+/* Pass 2's stores: each plane from dx's first vector boundary (peel), rows
+   from dy's where dx shares its offset; streamed where the aligned output
+   is at least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
+   threshold (kfi_stream_bytes; docs/performance.md). */
+static void kfg_bngrad_f16_nhwc_train__neon_store_plan(kfg_bngrad_f16_nhwc_train__neon_ctx *t) {
+  const kfi_bngrad_args *a = t->a;
+  const int planes = 0;
+  t->peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
+            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
+  t->stream = KV_HAS_STREAM && t->peel && (a->n * a->s * a->c) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
+}
+
 void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
@@ -696,6 +709,7 @@ void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
   t.coef = coef;
   t.cs = CS;
   t.cols = 0;
+  t.cblk = 0;
   t.sweep = kfg_bngrad_f16_nhwc_train__neon_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
@@ -771,17 +785,10 @@ void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par) {
   }
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
-     planes peel where they hold at least two vectors. Where the stores are
-     aligned the body streams when x_backprop is at
-     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
-     threshold (kfi_stream_bytes): a quarter of the last-level cache, as an
-     output that large does not stay in a cache shared with the other cores
-     anyway, or the L2 where the caller's outputs are fresh (their lines are
-     in no cache); streaming saves the write-allocate read of each line,
-     while a smaller output is left in cache for the next op. */
-  t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
-           (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
-  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
+     planes peel where they hold at least two vectors. Streaming (store_plan)
+     saves the write-allocate read of each line of an output too large to
+     stay in cache for the next op anyway. */
+  kfg_bngrad_f16_nhwc_train__neon_store_plan(&t);
   kfi_parallel_for(pp, kfg_bngrad_f16_nhwc_train__neon_rows_pass2, &t, (size_t)t.ntask);
 }
 

@@ -26,6 +26,7 @@ typedef struct kfg_bngrad_f32_nchw_train__scalar_ctx {
   float *coef;                   /* the coefficient arrays [5][cs]: k0, k1, dym, k2, mx */
   int64_t cs;                    /* their stride (C padded) */
   int64_t cols;                  /* the few-rows plan's channels per block, or 0 */
+  int64_t cblk;                  /* channels first: the channel-block plan's channels per task, or 0 */
 } kfg_bngrad_f32_nchw_train__scalar_ctx;
 
 /* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
@@ -577,46 +578,80 @@ static void kfg_bngrad_f32_nchw_train__scalar_planes_pass1(void *ctx, size_t i) 
   for (p = p0; p < p1; p++) kfg_bngrad_f32_nchw_train__scalar_plane_sums(t, p, &t->part[3 * p]);
 }
 
+/* x_backprop of plane p (pass 2): from dx's first vector boundary where the
+   plan peels, streamed where it says. */
+static void kfg_bngrad_f32_nchw_train__scalar_plane_dx(const kfg_bngrad_f32_nchw_train__scalar_ctx *t, int64_t p) {
+  const int64_t S = t->S, c = p % t->C;
+  const float *dy = t->dy + p * S, *x = t->x + p * S;
+  float *dx = t->dx + p * S;
+  const kv_f m = kv_set1(t->mean[c]), dym = kv_set1(t->dym[c]), k1 = kv_set1(t->k1[c]), k2 = kv_set1(t->k2[c]);
+  int64_t i0 = 0;
+#if KV_W > 1
+  if (t->peel) { /* head up to the first KV_VBYTES boundary of dx; whole vectors after it */
+    const int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)dx % KV_VBYTES)) % KV_VBYTES) / sizeof(float));
+    if (h > 0) {
+      const int64_t n = h < S ? h : S;
+      const kv_f g = kv_sub(kv_ldn(dy, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x, n, m), m);
+      kv_stn(dx, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
+      i0 = n;
+    }
+    if (t->stream)
+      for (; i0 + KV_W <= S; i0 += KV_W) {
+        const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
+        kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
+      }
+  }
+#endif
+  for (; i0 + KV_W <= S; i0 += KV_W) {
+    const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
+    kv_st(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
+  }
+#if KV_W > 1
+  if (i0 < S) {
+    const int64_t n = S - i0;
+    const kv_f g = kv_sub(kv_ldn(dy + i0, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x + i0, n, m), m);
+    kv_stn(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
+  }
+#endif
+}
+
 static void kfg_bngrad_f32_nchw_train__scalar_planes_pass2(void *ctx, size_t i) {
   const kfg_bngrad_f32_nchw_train__scalar_ctx *t = (const kfg_bngrad_f32_nchw_train__scalar_ctx *)ctx;
-  const int64_t S = t->S, b = t->ntask - 1 - (int64_t)i;
+  const int64_t b = t->ntask - 1 - (int64_t)i;
   const int64_t p0 = b * t->per_task, p1 = p0 + t->per_task < t->M ? p0 + t->per_task : t->M;
-  int64_t p, i0;
-  for (p = p0; p < p1; p++) {
-    const int64_t c = p % t->C;
-    const float *dy = t->dy + p * S, *x = t->x + p * S;
-    float *dx = t->dx + p * S;
-    const kv_f m = kv_set1(t->mean[c]), dym = kv_set1(t->dym[c]), k1 = kv_set1(t->k1[c]), k2 = kv_set1(t->k2[c]);
-    i0 = 0;
-#if KV_W > 1
-    if (t->peel) { /* head up to the first KV_VBYTES boundary of dx; whole vectors after it */
-      const int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)dx % KV_VBYTES)) % KV_VBYTES) / sizeof(float));
-      if (h > 0) {
-        const int64_t n = h < S ? h : S;
-        const kv_f g = kv_sub(kv_ldn(dy, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x, n, m), m);
-        kv_stn(dx, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
-        i0 = n;
-      }
-      if (t->stream)
-        for (; i0 + KV_W <= S; i0 += KV_W) {
-          const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
-          kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
-        }
-    }
-#endif
-    for (; i0 + KV_W <= S; i0 += KV_W) {
-      const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
-      kv_st(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
-    }
-#if KV_W > 1
-    if (i0 < S) {
-      const int64_t n = S - i0;
-      const kv_f g = kv_sub(kv_ldn(dy + i0, n, kv_zero()), dym), xc = kv_sub(kv_ldn(x + i0, n, m), m);
-      kv_stn(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
-    }
-#endif
-  }
+  int64_t p;
+  for (p = p0; p < p1; p++) kfg_bngrad_f32_nchw_train__scalar_plane_dx(t, p);
   if (t->stream) kv_sfence();
+}
+
+/* Channels [c0, c1) of the planes' totals ([C][3] in slot 0): the
+   offset and scale gradients and (training) pass 2's coefficients. */
+static void kfg_bngrad_f32_nchw_train__scalar_plane_totals(const kfg_bngrad_f32_nchw_train__scalar_ctx *t, int64_t c0, int64_t c1) {
+  const kfi_bngrad_args *a = t->a;
+  const float *k = t->k0;
+  const int64_t M = a->n * a->s;
+  float *k1 = t->coef + t->cs, *dym = t->coef + 2 * t->cs, *k2 = t->coef + 3 * t->cs;
+  int64_t c;
+  for (c = c0; c < c1; c++) {
+    const float *sum = t->part + 3 * c;
+    a->doffset[c] = sum[0];
+    a->dscale[c] = sum[2];
+    dym[c] = sum[0] * (1.0f / (float)M);
+    k1[c] = a->scale[c] * k[c];
+    k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
+  }
+}
+
+/* Pass 2's stores: each plane from dx's first vector boundary (peel), rows
+   from dy's where dx shares its offset; streamed where the aligned output
+   is at least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
+   threshold (kfi_stream_bytes; docs/performance.md). */
+static void kfg_bngrad_f32_nchw_train__scalar_store_plan(kfg_bngrad_f32_nchw_train__scalar_ctx *t) {
+  const kfi_bngrad_args *a = t->a;
+  const int planes = a->s > 1;
+  t->peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
+            (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
+  t->stream = KV_HAS_STREAM && t->peel && (a->n * a->s * a->c) * (int64_t)sizeof(float) >= a->cache.stream;
 }
 
 void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par) {
@@ -656,6 +691,7 @@ void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par) {
   t.coef = coef;
   t.cs = CS;
   t.cols = 0;
+  t.cblk = 0;
   t.sweep = 0;
   if (planes) {
     t.M = a->n * C; /* planes */
@@ -714,15 +750,7 @@ void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par) {
       }
   }
   if (!planes) kfg_bngrad_f32_nchw_train__scalar_totals(&t, 0, C); /* the totals, now in slot 0: [3][C] */
-  else
-    for (c = 0; c < C; c++) { /* the totals, now in slot 0: [C][3] */
-      const float *sum = t.part + 3 * c;
-      a->doffset[c] = sum[0];
-      a->dscale[c] = sum[2];
-      dym[c] = sum[0] * (1.0f / (float)M);
-      k1[c] = a->scale[c] * k[c];
-      k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
-    }
+  else kfg_bngrad_f32_nchw_train__scalar_plane_totals(&t, 0, C); /* the totals, now in slot 0: [C][3] */
 
   /* the coefficients past C: the first channels again */
   for (c = C; c < CS; c++) k1[c] = k1[c - C], dym[c] = dym[c - C], k2[c] = k2[c - C];
@@ -738,17 +766,10 @@ void kfg_bngrad_f32_nchw_train__scalar(const void *args, const kfi_par *par) {
   }
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
-     planes peel where they hold at least two vectors. Where the stores are
-     aligned the body streams when x_backprop is at
-     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), the plan's
-     threshold (kfi_stream_bytes): a quarter of the last-level cache, as an
-     output that large does not stay in a cache shared with the other cores
-     anyway, or the L2 where the caller's outputs are fresh (their lines are
-     in no cache); streaming saves the write-allocate read of each line,
-     while a smaller output is left in cache for the next op. */
-  t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
-           (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
-  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.stream;
+     planes peel where they hold at least two vectors. Streaming (store_plan)
+     saves the write-allocate read of each line of an output too large to
+     stay in cache for the next op anyway. */
+  kfg_bngrad_f32_nchw_train__scalar_store_plan(&t);
   if (planes) kfi_parallel_for(pp, kfg_bngrad_f32_nchw_train__scalar_planes_pass2, &t, (size_t)t.ntask);
   else
   kfi_parallel_for(pp, kfg_bngrad_f32_nchw_train__scalar_rows_pass2, &t, (size_t)t.ntask);
