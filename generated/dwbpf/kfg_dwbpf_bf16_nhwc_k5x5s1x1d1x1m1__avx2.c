@@ -25,7 +25,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0_0 = kv_zero();
   kv_f s0_0_1 = kv_zero();
   kv_f s0_0_2 = kv_zero();
@@ -37,6 +37,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
   kv_f s0_1_3 = kv_zero();
   kv_f s0_1_4 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -52,37 +54,39 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       vm |= 2u;
     }
     if (vm == 3u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+            s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+            s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+            s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+            s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -94,19 +98,19 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
-            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
-            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+              s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+              s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
           }
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
-            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
-            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+              s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+              s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
           }
           gq0_4 = gq0_3;
           gq0_3 = gq0_2;
@@ -114,65 +118,67 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+            s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+            s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+            s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+            s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+            if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+            if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+            if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+            if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -185,21 +191,21 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           if (vm & 1u) {
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
-            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
-            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+              s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+              s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
           }
           }
           if (vm & 2u) {
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
-            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
-            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+              s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+              s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
           }
           }
           gq0_4 = gq0_3;
@@ -208,74 +214,31 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+            if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+            if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
-          }
-        }
-        if (vm & 2u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
-          }
+            if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+            if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
         }
       }
     }
@@ -325,7 +288,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
 /* pass 1 (filter rows 0, 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
@@ -355,65 +318,113 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 4) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 4) * C, px + 0);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
+          }
+        }
+      }
+    }
     if (vm == 3u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
-        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
-        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
-        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 4 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 4 * C, px + 0);
+          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
-        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 4 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 4 * C, px + 0);
         if (vm & 1u) {
-        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
         }
         if (vm & 2u) {
-        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 8);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 8);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 8);
-        KFI_PREFETCH(x0 + (ix0 + 3) * C, 8);
-        KFI_PREFETCH(x0 + (ix0 + 4) * C, 8);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 8);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 8);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 8);
-        KFI_PREFETCH(x1 + (ix0 + 3) * C, 8);
-        KFI_PREFETCH(x1 + (ix0 + 4) * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 4) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 4) * C, px + 0);
         if (vm & 1u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
@@ -511,6 +522,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const 
   kv_f s0_1_2 = kv_zero();
   kv_f s0_1_3 = kv_zero();
   kv_f s0_1_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -525,11 +538,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const 
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -618,7 +628,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
@@ -630,6 +640,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
   kv_f s0_3_3 = kv_zero();
   kv_f s0_3_4 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -645,37 +657,39 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
       vm |= 8u;
     }
     if (vm == 12u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+            s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+            s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+            s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+            s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+            s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+            s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+            s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -687,19 +701,19 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
-            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
-            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+              s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+              s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
           }
           {
             const kv_f xv = kv_ld(x3 + ix * C);
-            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
-            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
-            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
-            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
-            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+              s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+              s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+              s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+              s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+              s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
           }
           gq0_4 = gq0_3;
           gq0_3 = gq0_2;
@@ -707,65 +721,67 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+            s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+            s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+            s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+            s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+            s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+            s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+            s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+            if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+            if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+            if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+            if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+            if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+            if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+            if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -778,21 +794,21 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
           if (vm & 4u) {
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
-            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
-            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+              s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+              s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
           }
           }
           if (vm & 8u) {
           {
             const kv_f xv = kv_ld(x3 + ix * C);
-            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
-            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
-            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
-            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
-            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+              s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+              s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+              s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+              s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+              s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
           }
           }
           gq0_4 = gq0_3;
@@ -801,74 +817,31 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+            if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+            if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+            if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+            if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+            if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 4u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
-          }
-        }
-        if (vm & 8u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
-          }
+            if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+            if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
         }
       }
     }
@@ -918,7 +891,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
 /* pass 2 (filter rows 2, 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
@@ -948,65 +921,113 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 4) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 4) * C, px + 0);
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
+          }
+        }
+      }
+    }
     if (vm == 12u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
-        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
-        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
-        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x2 + i0 + 4 * C, px + 0);
+        KFI_PREFETCH(x3 + i0 + 4 * C, px + 0);
+          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
-        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x2 + i0 + 4 * C, px + 0);
+        KFI_PREFETCH(x3 + i0 + 4 * C, px + 0);
         if (vm & 4u) {
-        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
         }
         if (vm & 8u) {
-        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 8);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 8);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 8);
-        KFI_PREFETCH(x2 + (ix0 + 3) * C, 8);
-        KFI_PREFETCH(x2 + (ix0 + 4) * C, 8);
-        KFI_PREFETCH(x3 + (ix0 + 0) * C, 8);
-        KFI_PREFETCH(x3 + (ix0 + 1) * C, 8);
-        KFI_PREFETCH(x3 + (ix0 + 2) * C, 8);
-        KFI_PREFETCH(x3 + (ix0 + 3) * C, 8);
-        KFI_PREFETCH(x3 + (ix0 + 4) * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 4) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x3 + (ix0 + 4) * C, px + 0);
         if (vm & 4u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
@@ -1104,6 +1125,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const 
   kv_f s0_3_2 = kv_zero();
   kv_f s0_3_3 = kv_zero();
   kv_f s0_3_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -1118,11 +1141,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const 
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 4u) {
@@ -1211,13 +1231,15 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_4_0 = kv_zero();
   kv_f s0_4_1 = kv_zero();
   kv_f s0_4_2 = kv_zero();
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -1228,32 +1250,34 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
       vm |= 16u;
     }
     if (vm == 16u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+            s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+            s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+            s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+            s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+            s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -1265,11 +1289,11 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x4 + ix * C);
-            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
-            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
-            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
-            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
-            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+              s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+              s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+              s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+              s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+              s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
           }
           gq0_4 = gq0_3;
           gq0_3 = gq0_2;
@@ -1277,55 +1301,57 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+            s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+            s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+            s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+            s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+            s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+            if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+            if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+            if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+            if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+            if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -1338,11 +1364,11 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
           if (vm & 16u) {
           {
             const kv_f xv = kv_ld(x4 + ix * C);
-            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
-            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
-            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
-            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
-            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+              s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+              s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+              s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+              s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+              s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
           }
           }
           gq0_4 = gq0_3;
@@ -1351,52 +1377,26 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+            if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+            if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+            if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+            if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 16u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
-          }
+            if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
     }
@@ -1426,7 +1426,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
 /* pass 3 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
@@ -1446,46 +1446,72 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x4 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 4) * C, px + 0);
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
+          }
+        }
+      }
+    }
     if (vm == 16u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
-        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x4 + i0 + 4 * C, px + 0);
+          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x4 + i0 + 4 * C, px + 0);
         if (vm & 16u) {
-        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 8);
-        KFI_PREFETCH(x4 + (ix0 + 0) * C, 8);
-        KFI_PREFETCH(x4 + (ix0 + 1) * C, 8);
-        KFI_PREFETCH(x4 + (ix0 + 2) * C, 8);
-        KFI_PREFETCH(x4 + (ix0 + 3) * C, 8);
-        KFI_PREFETCH(x4 + (ix0 + 4) * C, 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x4 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 3) * C, px + 0);
+        KFI_PREFETCH(x4 + (ix0 + 4) * C, px + 0);
         if (vm & 16u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
@@ -1541,6 +1567,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(const 
   kv_f s0_4_2 = kv_zero();
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -1550,11 +1578,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(const 
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 16u) {
@@ -1615,10 +1640,18 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args 
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+    /* each pass the next one's lines; the last full pass (no full vector
+       after it) the next piece's first channels */
+    int64_t ng, nx;
+    kfi_dwbpf_next(a, t, p, r0, c0, &ng, &nx);
     for (; ch + 8 <= ch1; ch += 8) {
-      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
-      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
-      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+      const int last = ch + 16 > ch1;
+      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, last ? ng + ch0 - ch : 8,
+                          last ? nx + ch0 - ch : 8, part);
+      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, last ? ng + ch0 - ch : 8,
+                          last ? nx + ch0 - ch : 8, part);
+      kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, last ? ng + ch0 - ch : 8,
+                          last ? nx + ch0 - ch : 8, part);
     }
   }
   for (; ch + 8 <= ch1; ch += 8) {

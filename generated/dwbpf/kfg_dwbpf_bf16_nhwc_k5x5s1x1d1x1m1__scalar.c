@@ -72,82 +72,170 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_a
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv0), s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv0), s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv0), s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 3) * C), gv0), s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 4) * C), gv0), s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv0), s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv0), s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv0), s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 3) * C), gv0), s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 4) * C), gv0), s0_1_4);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv0), s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv0), s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv0), s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 3) * C), gv0), s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 4) * C), gv0), s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 0) * C), gv0), s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 1) * C), gv0), s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 2) * C), gv0), s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 3) * C), gv0), s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 4) * C), gv0), s0_3_4);
+          }
+        }
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 0) * C), gv0), s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 1) * C), gv0), s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 2) * C), gv0), s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 3) * C), gv0), s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 4) * C), gv0), s0_4_4);
+          }
+        }
+      }
+    }
     if (vm == 31u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
-        s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
-        s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
-        s0_0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv0), s0_0_3);
-        s0_0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv0), s0_0_4);
-        s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
-        s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
-        s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
-        s0_1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv0), s0_1_3);
-        s0_1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv0), s0_1_4);
-        s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
-        s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
-        s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
-        s0_2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv0), s0_2_3);
-        s0_2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv0), s0_2_4);
-        s0_3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv0), s0_3_0);
-        s0_3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv0), s0_3_1);
-        s0_3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv0), s0_3_2);
-        s0_3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv0), s0_3_3);
-        s0_3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv0), s0_3_4);
-        s0_4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv0), s0_4_0);
-        s0_4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv0), s0_4_1);
-        s0_4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv0), s0_4_2);
-        s0_4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv0), s0_4_3);
-        s0_4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv0), s0_4_4);
+          s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
+          s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
+          s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
+          s0_0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv0), s0_0_3);
+          s0_0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv0), s0_0_4);
+          s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
+          s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
+          s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
+          s0_1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv0), s0_1_3);
+          s0_1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv0), s0_1_4);
+          s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
+          s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
+          s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
+          s0_2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv0), s0_2_3);
+          s0_2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv0), s0_2_4);
+          s0_3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv0), s0_3_0);
+          s0_3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv0), s0_3_1);
+          s0_3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv0), s0_3_2);
+          s0_3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv0), s0_3_3);
+          s0_3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv0), s0_3_4);
+          s0_4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv0), s0_4_0);
+          s0_4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv0), s0_4_1);
+          s0_4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv0), s0_4_2);
+          s0_4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv0), s0_4_3);
+          s0_4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv0), s0_4_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-        s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
-        s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
-        s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
-        s0_0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv0), s0_0_3);
-        s0_0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv0), s0_0_4);
+          s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
+          s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
+          s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
+          s0_0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv0), s0_0_3);
+          s0_0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv0), s0_0_4);
         }
         if (vm & 2u) {
-        s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
-        s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
-        s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
-        s0_1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv0), s0_1_3);
-        s0_1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv0), s0_1_4);
+          s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
+          s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
+          s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
+          s0_1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv0), s0_1_3);
+          s0_1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv0), s0_1_4);
         }
         if (vm & 4u) {
-        s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
-        s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
-        s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
-        s0_2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv0), s0_2_3);
-        s0_2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv0), s0_2_4);
+          s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
+          s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
+          s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
+          s0_2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv0), s0_2_3);
+          s0_2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv0), s0_2_4);
         }
         if (vm & 8u) {
-        s0_3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv0), s0_3_0);
-        s0_3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv0), s0_3_1);
-        s0_3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv0), s0_3_2);
-        s0_3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv0), s0_3_3);
-        s0_3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv0), s0_3_4);
+          s0_3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv0), s0_3_0);
+          s0_3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv0), s0_3_1);
+          s0_3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv0), s0_3_2);
+          s0_3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv0), s0_3_3);
+          s0_3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv0), s0_3_4);
         }
         if (vm & 16u) {
-        s0_4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv0), s0_4_0);
-        s0_4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv0), s0_4_1);
-        s0_4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv0), s0_4_2);
-        s0_4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv0), s0_4_3);
-        s0_4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv0), s0_4_4);
+          s0_4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv0), s0_4_0);
+          s0_4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv0), s0_4_1);
+          s0_4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv0), s0_4_2);
+          s0_4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv0), s0_4_3);
+          s0_4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv0), s0_4_4);
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -373,6 +461,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_p1_tail(cons
   kv_f s0_4_2 = kv_zero();
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -402,11 +492,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_p1_tail(cons
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {

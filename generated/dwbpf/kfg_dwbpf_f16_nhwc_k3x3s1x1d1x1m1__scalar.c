@@ -46,46 +46,82 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_ar
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv0), s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv0), s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv0), s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv0), s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv0), s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv0), s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv0), s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv0), s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv0), s0_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
-        s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
-        s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
-        s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
-        s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
-        s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
-        s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
-        s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
-        s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
+          s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
+          s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
+          s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
+          s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
+          s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
+          s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
+          s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
+          s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
+          s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-        s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
-        s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
-        s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
+          s0_0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv0), s0_0_0);
+          s0_0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv0), s0_0_1);
+          s0_0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv0), s0_0_2);
         }
         if (vm & 2u) {
-        s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
-        s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
-        s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
+          s0_1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv0), s0_1_0);
+          s0_1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv0), s0_1_1);
+          s0_1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv0), s0_1_2);
         }
         if (vm & 4u) {
-        s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
-        s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
-        s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
+          s0_2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv0), s0_2_0);
+          s0_2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv0), s0_2_1);
+          s0_2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv0), s0_2_2);
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -179,6 +215,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_p1_tail(const
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -198,11 +236,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_p1_tail(const
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
