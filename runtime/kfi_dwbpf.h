@@ -100,11 +100,27 @@ static inline int64_t kfi_dwbpf_flat_rule(const kfi_dwbpf_args *a) {
   return a->ow == a->w && a->w < ((int64_t)1 << 30) && a->w % KFI_DWBPF_CGRAN != 0;
 }
 
-/* The plan's rule for args->span: no bound (0), the pieces of PIECE
-   pixels. */
-static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a) {
-  (void)a;
-  return 0;
+/* Whether an NHWC call runs the prefetching walkers: where x and dy come
+   from DRAM (kfi_dwbpf_far), or where the plan cuts the pieces to short
+   runs (span), whose passes find the next pass's lines in L1. */
+static inline int kfi_dwbpf_prefetch(const kfi_dwbpf_args *a, int64_t esize) {
+  return a->span > 0 || kfi_dwbpf_far(a, esize);
+}
+
+/* The shortest run (output pixels) the span rule cuts pieces to: shorter
+   ones cost more in per-pass work (row setup, the sums added to the
+   partial) than the L1 saves (docs/performance_dwbpf.md). */
+#define KFI_DWBPF_MIN_RUN 32
+
+/* The plan's rule for args->span (NHWC): where the call prefetches because
+   x and dy come from DRAM, pieces whose kh input rows and dy (all
+   channels) fit two thirds of the L1d, so that a pass and the lines it
+   prefetches for the next stay in L1; 0 (pieces of PIECE pixels) elsewhere
+   and where such a run would be shorter than KFI_DWBPF_MIN_RUN pixels. */
+static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize) {
+  const int64_t span = a->l1d / 3 * 2, bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize;
+  if (a->layout != KFI_CHANNELS_LAST || bpp <= 0 || !kfi_dwbpf_far(a, esize)) return 0;
+  return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
 }
 
 /* The partition of a call; tasks == 0 when there is nothing to sum (the

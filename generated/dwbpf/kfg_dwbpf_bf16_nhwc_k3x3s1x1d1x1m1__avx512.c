@@ -1412,7 +1412,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_arg
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(uint16_t) * 288 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(uint16_t))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
     int64_t ng, nx;

@@ -1239,7 +1239,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(uint16_t))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
     int64_t ng, nx;

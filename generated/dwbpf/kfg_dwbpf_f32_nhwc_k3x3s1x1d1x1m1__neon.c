@@ -1406,7 +1406,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(float) * 72 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(float))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
     int64_t ng, nx;

@@ -561,7 +561,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(float))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
     int64_t ng, nx;
