@@ -14,7 +14,7 @@ size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;

@@ -20,7 +20,7 @@ size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -287,7 +287,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
 
 /* pass 1 (filter rows 0, 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -623,7 +623,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const 
 
 /* pass 2 (filter rows 2, 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -890,7 +890,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
 
 /* pass 2 (filter rows 2, 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -1226,7 +1226,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const 
 
 /* pass 3 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -1425,7 +1425,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
 
 /* pass 3 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;

@@ -20,7 +20,7 @@ size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -379,7 +379,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_ar
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -822,7 +822,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -1059,7 +1059,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;

@@ -14,7 +14,7 @@ size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
 
 /* pass 1 (filter rows 0), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -199,7 +199,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p1_tail(const kf
 
 /* pass 2 (filter rows 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -384,7 +384,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p2_tail(const kf
 
 /* pass 3 (filter rows 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -569,7 +569,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p3_tail(const kf
 
 /* pass 4 (filter rows 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -754,7 +754,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p4_tail(const kf
 
 /* pass 5 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;

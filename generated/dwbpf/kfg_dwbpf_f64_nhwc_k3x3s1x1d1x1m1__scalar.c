@@ -21,7 +21,7 @@ KV_FN void kv_stfn(double *p, kv_f v, int64_t n) { if (n > 0) *p = v; }
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, double *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const double *x = (const double *)a->x;
