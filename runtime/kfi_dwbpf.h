@@ -18,7 +18,7 @@
 **     smaller than `piece` where the pixels' data (x and dy, all channels)
 **     would not fit `l1` bytes, so that the channel passes over a piece
 **     find its lines in L1 (many channels, short rows); `l1` 0: no limit.
-**     NHWC: where the plan sets `span`, a piece is also cut to the pixels
+**     NHWC with a wide walker: where the plan sets `span`, a piece is also cut to the pixels
 **     whose input rows and dy (all channels) fit `span` bytes: every
 **     channel of a short run of pixels is summed before the next run, so
 **     the walk reads x and dy as sequential runs;
@@ -100,9 +100,10 @@ static inline int64_t kfi_dwbpf_flat_rule(const kfi_dwbpf_args *a) {
   return a->ow == a->w && a->w < ((int64_t)1 << 30) && a->w % KFI_DWBPF_CGRAN != 0;
 }
 
-/* Whether an NHWC call runs the prefetching walkers: where x and dy come
-   from DRAM (kfi_dwbpf_far), or where the plan cuts the pieces to short
-   runs (span), whose passes find the next pass's lines in L1. */
+/* Whether an NHWC kernel that cuts its pieces to span runs the prefetching
+   walkers: where x and dy come from DRAM (kfi_dwbpf_far), or where the
+   plan cuts the pieces to short runs (span), whose passes then find the
+   next pass's lines in L1. The others prefetch where kfi_dwbpf_far. */
 static inline int kfi_dwbpf_prefetch(const kfi_dwbpf_args *a, int64_t esize) {
   return a->span > 0 || kfi_dwbpf_far(a, esize);
 }
@@ -127,9 +128,11 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
    output is then all zeros). piece, taskwork >= 1; l1 >= 0; esize: bytes
    of T; lanes: 1, or the vector width of a kernel that runs its vectors
    along the rows (NCHW), whose pieces are then `piece` vectors per lane
-   (whole rows, or col chunks of piece * lanes pixels). */
+   (whole rows, or col chunks of piece * lanes pixels); spans: 1 where the
+   kernel cuts its pieces to a->span (NHWC kernels with a wide walker),
+   else 0. */
 static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_t l1, int64_t taskwork, int64_t esize,
-                                  int64_t lanes, kfi_dwbpf_tiling *t) {
+                                  int64_t lanes, int spans, kfi_dwbpf_tiling *t) {
   const int64_t nrows = a->n * a->oh;
   int64_t work, pw, ng;
   t->elems = a->kh * a->kw * a->c * a->m;
@@ -142,7 +145,7 @@ static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_
     const int64_t bpp = (a->c + a->c * a->m) * esize, fit = l1 / bpp;
     if (fit < piece) piece = fit > 1 ? fit : 1;
   }
-  if (a->span > 0 && a->layout == KFI_CHANNELS_LAST) { /* a run's kh input rows and its dy */
+  if (spans && a->span > 0) { /* a run's kh input rows and its dy */
     const int64_t bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize, fit = a->span / bpp;
     if (fit < piece) piece = fit > 1 ? fit : 1;
   }

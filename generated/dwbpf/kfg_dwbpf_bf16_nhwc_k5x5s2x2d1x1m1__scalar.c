@@ -11,7 +11,7 @@ size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1, 2, 3, 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -688,6 +688,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_p1_tail(cons
 
 #define kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_L1 0
 #define kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_LANES 1
+#define kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -717,7 +718,7 @@ typedef struct kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_job {
 
 size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_LANES, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -757,7 +758,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_reduce(const kfg_dwbpf_bf
 void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par) {
   kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_LANES, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

@@ -14,7 +14,7 @@ size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
 
 /* pass 1 (filter rows 0), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -199,7 +199,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p1_tail(const kf
 
 /* pass 2 (filter rows 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -384,7 +384,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p2_tail(const kf
 
 /* pass 3 (filter rows 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -569,7 +569,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p3_tail(const kf
 
 /* pass 4 (filter rows 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p4_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -754,7 +754,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p4_tail(const kf
 
 /* pass 5 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p5_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -939,6 +939,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_p5_tail(const kf
 
 #define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_L1 0
 #define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_LANES 1
+#define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -976,7 +977,7 @@ typedef struct kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_job {
 
 size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_LANES, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -1016,7 +1017,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_reduce(const kfg_dwbpf_f16_nh
 void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par) {
   kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_LANES, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */
