@@ -69,21 +69,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
@@ -93,21 +93,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
           }
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
           }
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
           }
           gq0_2 = gq0_1;
           gq0_1 = gv0;
@@ -116,21 +116,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
@@ -145,21 +145,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
@@ -170,25 +170,25 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
           if (vm & 1u) {
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
           }
           }
           if (vm & 2u) {
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
           }
           }
           if (vm & 4u) {
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
           }
           }
           gq0_2 = gq0_1;
@@ -198,21 +198,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
     }
@@ -300,15 +300,15 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_
         KFI_PREFETCH(x0 + i0 + 2 * C, 8);
         KFI_PREFETCH(x1 + i0 + 2 * C, 8);
         KFI_PREFETCH(x2 + i0 + 2 * C, 8);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -319,19 +319,19 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_
         KFI_PREFETCH(x1 + i0 + 2 * C, 8);
         KFI_PREFETCH(x2 + i0 + 2 * C, 8);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }

@@ -62,22 +62,22 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
         }
       }
     }
@@ -247,22 +247,22 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_p2_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
         }
       }
     }
@@ -432,22 +432,22 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_p3_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
         }
       }
     }
@@ -617,22 +617,22 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_p4_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 8u) {
-          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
         }
       }
     }
@@ -802,22 +802,22 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_p5_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 16u) {
-          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
         }
       }
     }

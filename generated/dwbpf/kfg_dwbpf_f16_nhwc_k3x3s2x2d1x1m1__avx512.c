@@ -138,33 +138,33 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide(const
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -173,37 +173,37 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide(const
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
         }
       }
     }
@@ -548,33 +548,33 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide_pf(co
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -604,37 +604,37 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_wide_pf(co
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
         }
       }
     }
@@ -918,34 +918,34 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full(const
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }
@@ -1124,15 +1124,15 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full_pf(co
         KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 1 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -1146,19 +1146,19 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_p1_full_pf(co
         KFI_PREFETCH(x2 + i0 + 1 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }

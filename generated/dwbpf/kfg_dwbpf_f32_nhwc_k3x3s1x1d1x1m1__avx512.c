@@ -138,33 +138,33 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -173,37 +173,37 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
         }
       }
     }
@@ -539,33 +539,33 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(co
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -586,37 +586,37 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(co
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 16), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 32), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 16), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 32), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 16), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 32), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 16), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 32), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 16), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 32), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 16), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 32), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 16), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 32), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 16), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 32), gv2, s2_2_2);
         }
       }
     }
@@ -871,21 +871,21 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
@@ -895,21 +895,21 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
           }
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
           }
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
           }
           gq0_2 = gq0_1;
           gq0_1 = gv0;
@@ -918,21 +918,21 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
@@ -947,21 +947,21 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
@@ -972,25 +972,25 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
           if (vm & 1u) {
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
           }
           }
           if (vm & 2u) {
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
           }
           }
           if (vm & 4u) {
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
           }
           }
           gq0_2 = gq0_1;
@@ -1000,21 +1000,21 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
         }
       }
     }
@@ -1151,15 +1151,15 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(co
         KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -1170,19 +1170,19 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(co
         KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }

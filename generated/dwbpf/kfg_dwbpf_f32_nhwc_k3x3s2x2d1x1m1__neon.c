@@ -132,33 +132,33 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide(const k
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -167,37 +167,37 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide(const k
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
         }
       }
     }
@@ -542,33 +542,33 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide_pf(cons
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 4);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 8);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -598,37 +598,37 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide_pf(cons
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 4);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 8);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
-          s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
-          s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
-          s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
-          s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
-          s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
-          s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
-          s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
-          s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
-          s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
         }
       }
     }
@@ -912,34 +912,34 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full(const k
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }
@@ -1118,15 +1118,15 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full_pf(cons
         KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 1 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -1140,19 +1140,19 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full_pf(cons
         KFI_PREFETCH(x2 + i0 + 1 * C, px + 0);
         KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
         }
       }
     }

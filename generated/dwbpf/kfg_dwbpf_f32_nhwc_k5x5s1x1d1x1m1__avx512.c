@@ -95,43 +95,43 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-            s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
-            s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-            s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
-            s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-            s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
-            s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
         if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-            s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-            s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
-            s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-            s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
-            s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
         if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-            s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-            s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
-            s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-            s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
-            s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -143,43 +143,43 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
-              s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
-              s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
           }
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
-              s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
-              s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
           }
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
-              s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
-              s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
           }
           {
             const kv_f xv = kv_ld(x3 + ix * C);
-              s0_3_0 = kv_fma(xv, gv0, s0_3_0);
-              s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
-              s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
-              s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
-              s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
           }
           {
             const kv_f xv = kv_ld(x4 + ix * C);
-              s0_4_0 = kv_fma(xv, gv0, s0_4_0);
-              s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
-              s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
-              s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
-              s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
           }
           gq0_4 = gq0_3;
           gq0_3 = gq0_2;
@@ -190,43 +190,43 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-            s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
-            s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+          s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-            s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
-            s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+          s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-            s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
-            s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+          s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
         if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-            s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-            s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
-            s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-            s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
-            s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+          s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
         if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-            s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-            s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
-            s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-            s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
-            s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+          s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
     } else { /* interior cols of a row with missing filter rows */
@@ -241,43 +241,43 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-            if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
-            if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-            if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
-            if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-            if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
-            if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
         if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-            if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-            if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
-            if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-            if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
-            if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
         if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-            if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-            if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
-            if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-            if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
-            if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
       if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
@@ -290,51 +290,51 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
           if (vm & 1u) {
           {
             const kv_f xv = kv_ld(x0 + ix * C);
-              s0_0_0 = kv_fma(xv, gv0, s0_0_0);
-              s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
-              s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
-              s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
-              s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
+            s0_0_0 = kv_fma(xv, gv0, s0_0_0);
+            s0_0_1 = kv_fma(xv, gq0_1, s0_0_1);
+            s0_0_2 = kv_fma(xv, gq0_2, s0_0_2);
+            s0_0_3 = kv_fma(xv, gq0_3, s0_0_3);
+            s0_0_4 = kv_fma(xv, gq0_4, s0_0_4);
           }
           }
           if (vm & 2u) {
           {
             const kv_f xv = kv_ld(x1 + ix * C);
-              s0_1_0 = kv_fma(xv, gv0, s0_1_0);
-              s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
-              s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
-              s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
-              s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
+            s0_1_0 = kv_fma(xv, gv0, s0_1_0);
+            s0_1_1 = kv_fma(xv, gq0_1, s0_1_1);
+            s0_1_2 = kv_fma(xv, gq0_2, s0_1_2);
+            s0_1_3 = kv_fma(xv, gq0_3, s0_1_3);
+            s0_1_4 = kv_fma(xv, gq0_4, s0_1_4);
           }
           }
           if (vm & 4u) {
           {
             const kv_f xv = kv_ld(x2 + ix * C);
-              s0_2_0 = kv_fma(xv, gv0, s0_2_0);
-              s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
-              s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
-              s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
-              s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
+            s0_2_0 = kv_fma(xv, gv0, s0_2_0);
+            s0_2_1 = kv_fma(xv, gq0_1, s0_2_1);
+            s0_2_2 = kv_fma(xv, gq0_2, s0_2_2);
+            s0_2_3 = kv_fma(xv, gq0_3, s0_2_3);
+            s0_2_4 = kv_fma(xv, gq0_4, s0_2_4);
           }
           }
           if (vm & 8u) {
           {
             const kv_f xv = kv_ld(x3 + ix * C);
-              s0_3_0 = kv_fma(xv, gv0, s0_3_0);
-              s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
-              s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
-              s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
-              s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
+            s0_3_0 = kv_fma(xv, gv0, s0_3_0);
+            s0_3_1 = kv_fma(xv, gq0_1, s0_3_1);
+            s0_3_2 = kv_fma(xv, gq0_2, s0_3_2);
+            s0_3_3 = kv_fma(xv, gq0_3, s0_3_3);
+            s0_3_4 = kv_fma(xv, gq0_4, s0_3_4);
           }
           }
           if (vm & 16u) {
           {
             const kv_f xv = kv_ld(x4 + ix * C);
-              s0_4_0 = kv_fma(xv, gv0, s0_4_0);
-              s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
-              s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
-              s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
-              s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
+            s0_4_0 = kv_fma(xv, gv0, s0_4_0);
+            s0_4_1 = kv_fma(xv, gq0_1, s0_4_1);
+            s0_4_2 = kv_fma(xv, gq0_2, s0_4_2);
+            s0_4_3 = kv_fma(xv, gq0_3, s0_4_3);
+            s0_4_4 = kv_fma(xv, gq0_4, s0_4_4);
           }
           }
           gq0_4 = gq0_3;
@@ -346,43 +346,43 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
       for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
-            if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
-            if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
-            if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
-            if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
-            if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
+          if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
+          if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
+          if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
+          if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
+          if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
         if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
-            if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
-            if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
-            if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
-            if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
-            if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
+          if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
+          if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
+          if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
+          if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
+          if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
         if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
-            if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
-            if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
-            if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-            if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
-            if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
+          if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
+          if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
+          if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
+          if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
+          if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
         if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
-            if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
-            if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
-            if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
-            if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
-            if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
+          if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
+          if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
+          if (vm & 4u) s0_2_3 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_3);
+          if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
+          if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
         if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
-            if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
-            if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
-            if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
-            if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
-            if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
+          if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
+          if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
+          if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
+          if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
+          if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
         }
       }
     }
@@ -562,31 +562,31 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf
         KFI_PREFETCH(x2 + i0 + 4 * C, 16);
         KFI_PREFETCH(x3 + i0 + 4 * C, 16);
         KFI_PREFETCH(x4 + i0 + 4 * C, 16);
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
-          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
-          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
     } else { /* interior cols of a row with missing filter rows */
       for (ox = lo; ox < hi; ox++) {
@@ -599,39 +599,39 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf
         KFI_PREFETCH(x3 + i0 + 4 * C, 16);
         KFI_PREFETCH(x4 + i0 + 4 * C, 16);
         if (vm & 1u) {
-          s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
-          s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
-          s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
-          s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
-          s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
         }
         if (vm & 2u) {
-          s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
-          s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
-          s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
-          s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
-          s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
         }
         if (vm & 4u) {
-          s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
-          s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
-          s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
-          s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
-          s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
         }
         if (vm & 8u) {
-          s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
-          s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
-          s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
-          s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
-          s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
         }
         if (vm & 16u) {
-          s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
-          s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
-          s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
-          s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
-          s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
         }
       }
     }
