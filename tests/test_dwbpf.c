@@ -782,6 +782,46 @@ static void test_span_choice(void) {
   }
 }
 
+/* ---- the span rule (NHWC): two thirds of the L1d where x and dy exceed
+   half the LLC and the runs are at least KFI_DWBPF_MIN_RUN (32) pixels;
+   caches set through KFORGE_L1D / KFORGE_LLC, so on any host ---- */
+static void test_span_rule(void) {
+  static const struct { int64_t c; const char *llc, *want; } cs[4] = {
+    { 16, "64K", "span=32768" }, /* (3*16 + 16) * 4 = 256 bytes a pixel: runs of 128 */
+    { 16, "1G", "span=0" },      /* x and dy stay in the LLC: no prefetch, no span */
+    { 160, "64K", "span=0" },    /* 2560 bytes a pixel: runs of 12 pixels, too short */
+    { 40, "64K", "span=32768" }, /* 640: runs of 51 */
+  };
+  int i;
+  llc_small(0); /* the caller's KFORGE_LLC kept for the end */
+  l1d_as("48K");
+  for (i = 0; i < 4; i++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err;
+    kf_plan_options o;
+    char ch[300];
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.n = 2, d.h = 20, d.w = 20, d.c = cs[i].c, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.measure = KF_PLAN_RULE;
+    setenv("KFORGE_LLC", cs[i].llc, 1);
+    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "span rule C=%lld: plan: %s", (long long)d.c,
+                 err.message))
+      th_check(strstr(kf_plan_choices(&p, ch, sizeof ch), cs[i].want) != NULL, "span rule C=%lld LLC %s: %s (%s)",
+               (long long)d.c, cs[i].llc, cs[i].want, ch);
+    run_case(&d, NULL, NULL, "span rule", NULL); /* the rule's plan against the reference */
+    llc_small(0);
+  }
+  l1d_as(NULL);
+}
+
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
 static void test_accuracy(void) {
   bcase d;
@@ -983,5 +1023,6 @@ int main(void) {
   test_row_end_infinity();
   test_flat_choice();
   test_span_choice();
+  test_span_rule();
   return th_done();
 }
