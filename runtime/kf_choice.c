@@ -28,11 +28,14 @@
    the channel blocks; depthwise input's
    l1d: the channel chunks run down a task's rows (2^40: one chunk, the
    rows walked once with every channel), its l2: the task grain. The filter
-   gradient sizes its pieces at build time (knobs); its l1d (the NHWC wide
-   walker's gate) is not a choice yet. Algorithms are choices as well: batch norm's columns,
-   the channel-block plans (few rows of many channels; channels first,
-   both passes per block of planes) where their rules take them (1) or the
-   rows and planes plans always (0); the filter gradient's flat, the AVX-512 NCHW
+   gradient sizes its pieces at build time (knobs) but for span, the NHWC
+   pieces cut to runs of all channels whose data fit span bytes of L1 (0:
+   never; a span also turns the prefetching walkers on); its l1d (the NHWC
+   wide walker's gate) is not a choice yet. Algorithms are choices as well:
+   batch norm's columns, the channel-block plans (few rows of many channels;
+   channels first, both passes per block of planes) where their rules take
+   them (1) or the rows and planes plans always (0); the filter gradient's
+   flat, the AVX-512 NCHW
    kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
 #define KFI_KIB ((int64_t)1 << 10)
 
@@ -47,6 +50,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
+  { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 

@@ -17,7 +17,11 @@
 **     for half, bfloat16 and float; double for double). The piece is
 **     smaller than `piece` where the pixels' data (x and dy, all channels)
 **     would not fit `l1` bytes, so that the channel passes over a piece
-**     find its lines in L1 (many channels, short rows); `l1` 0: no limit;
+**     find its lines in L1 (many channels, short rows); `l1` 0: no limit.
+**     NHWC with a wide walker: where the plan sets `span`, a piece is also cut to the pixels
+**     whose input rows and dy (all channels) fit `span` bytes: every
+**     channel of a short run of pixels is summed before the next run, so
+**     the walk reads x and dy as sequential runs;
 **   - a pixel task takes `per_task` consecutive pieces (about `taskwork`
 **     multiply-adds); where one pixel task would exceed `taskwork`, the
 **     channels are cut into `cgroups` groups (multiples of 16 channels, so
@@ -64,6 +68,8 @@ typedef struct kfi_dwbpf_args {
   int64_t l1d;                   /* bytes of the L1 data cache (kfi_cpu_caches: the default if unknown) */
   int64_t flat;                  /* NCHW AVX-512 kernels of row stride 1: walk whole-row pieces as one
                                     line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
+  int64_t span;                  /* NHWC: bytes of x rows and dy a piece may span (0: no bound;
+                                    kfi_dwbpf_span_rule); NCHW ignores it */
 } kfi_dwbpf_args;
 
 /* Whether x and dy together exceed half the last-level cache, so that a
@@ -94,13 +100,39 @@ static inline int64_t kfi_dwbpf_flat_rule(const kfi_dwbpf_args *a) {
   return a->ow == a->w && a->w < ((int64_t)1 << 30) && a->w % KFI_DWBPF_CGRAN != 0;
 }
 
+/* Whether an NHWC kernel that cuts its pieces to span runs the prefetching
+   walkers: where x and dy come from DRAM (kfi_dwbpf_far), or where the
+   plan cuts the pieces to short runs (span), whose passes then find the
+   next pass's lines in L1. The others prefetch where kfi_dwbpf_far. */
+static inline int kfi_dwbpf_prefetch(const kfi_dwbpf_args *a, int64_t esize) {
+  return a->span > 0 || kfi_dwbpf_far(a, esize);
+}
+
+/* The shortest run (output pixels) the span rule cuts pieces to: shorter
+   ones cost more in per-pass work (row setup, the sums added to the
+   partial) than the L1 saves (docs/performance_dwbpf.md). */
+#define KFI_DWBPF_MIN_RUN 32
+
+/* The plan's rule for args->span (NHWC): where the call prefetches because
+   x and dy come from DRAM, pieces whose kh input rows and dy (all
+   channels) fit two thirds of the L1d, so that a pass and the lines it
+   prefetches for the next stay in L1; 0 (pieces of PIECE pixels) elsewhere
+   and where such a run would be shorter than KFI_DWBPF_MIN_RUN pixels. */
+static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize) {
+  const int64_t span = a->l1d / 3 * 2, bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize;
+  if (a->layout != KFI_CHANNELS_LAST || bpp <= 0 || !kfi_dwbpf_far(a, esize)) return 0;
+  return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
+}
+
 /* The partition of a call; tasks == 0 when there is nothing to sum (the
    output is then all zeros). piece, taskwork >= 1; l1 >= 0; esize: bytes
    of T; lanes: 1, or the vector width of a kernel that runs its vectors
    along the rows (NCHW), whose pieces are then `piece` vectors per lane
-   (whole rows, or col chunks of piece * lanes pixels). */
+   (whole rows, or col chunks of piece * lanes pixels); spans: 1 where the
+   kernel cuts its pieces to a->span (NHWC kernels with a wide walker),
+   else 0. */
 static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_t l1, int64_t taskwork, int64_t esize,
-                                  int64_t lanes, kfi_dwbpf_tiling *t) {
+                                  int64_t lanes, int spans, kfi_dwbpf_tiling *t) {
   const int64_t nrows = a->n * a->oh;
   int64_t work, pw, ng;
   t->elems = a->kh * a->kw * a->c * a->m;
@@ -111,6 +143,10 @@ static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_
   if (nrows <= 0 || a->ow <= 0 || t->elems <= 0) return;
   if (l1 > 0) { /* the pixels whose x and dy (all channels) fit l1 bytes */
     const int64_t bpp = (a->c + a->c * a->m) * esize, fit = l1 / bpp;
+    if (fit < piece) piece = fit > 1 ? fit : 1;
+  }
+  if (spans && a->span > 0) { /* a run's kh input rows and its dy */
+    const int64_t bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize, fit = a->span / bpp;
     if (fit < piece) piece = fit > 1 ? fit : 1;
   }
   if (lanes > 1) { /* vectors along the rows: a lane sums one term per vector */
@@ -149,6 +185,16 @@ static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_
     t->cgroups = (a->c + t->cgsize - 1) / t->cgsize;
   }
   t->tasks = t->ptasks * t->cgroups;
+}
+
+/* The element offsets, in dy and in x, from piece p's first pixel (flattened
+   row r0, col c0) to piece p + 1's (x: as if the rows ran on across images):
+   where a piece's last channel pass prefetches the next piece's first. */
+static inline void kfi_dwbpf_next(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t r0,
+                                  int64_t c0, int64_t *dg, int64_t *dx) {
+  const int64_t q = p + 1, nr = q / t->cpieces * t->rows - r0, nc = q % t->cpieces * t->cols - c0;
+  *dg = (nr * a->ow + nc) * a->c * a->m;
+  *dx = (nr * a->sh * a->w + nc * a->sw) * a->c;
 }
 
 /* Piece p: flattened rows [*r0, *r1), cols [*c0, *c1). */

@@ -672,6 +672,156 @@ static void test_flat_choice(void) {
   }
 }
 
+/* Sets the value of word `name=` in text (a wisdom file of one entry) to v;
+   0 when the word is missing or the text would not fit n bytes. */
+static int set_word(char *text, size_t n, const char *name, long long v) {
+  char key[32], tail[8192], *w, *e;
+  snprintf(key, sizeof key, " %s=", name);
+  if (!(w = strstr(text, key))) return 0;
+  w += strlen(key);
+  for (e = w; *e >= '0' && *e <= '9'; e++) continue;
+  snprintf(tail, sizeof tail, "%s", e);
+  return snprintf(w, n - (size_t)(w - text), "%lld%s", v, tail) < (int)(n - (size_t)(w - text));
+}
+
+/* Appends to f the entry lines of text (after its header line) keyed for
+   three threads (th_pool3) instead of one: the same plan for both runs. */
+static int three_threads_too(FILE *f, const char *text) {
+  const char *line = strchr(text, '\n'), *t;
+  if (!line) return 0;
+  for (line++; *line; line = t + 1) {
+    const char *e = strchr(line, '\n'), *w = strstr(line, " threads=1");
+    if (!e) e = line + strlen(line);
+    if (!w || w > e) return 0;
+    if (fprintf(f, "%.*s threads=3%.*s\n", (int)(w - line), line, (int)(e - w - 10), w + 10) < 0) return 0;
+    t = e;
+    if (!*e) break;
+  }
+  return 1;
+}
+
+/* ---- the measured-plan choice "span" (NHWC), through wisdom ----
+   A measured entry rewritten to span = 1 byte (every piece one pixel: each
+   pass's last-piece prefetch and the piece cuts at every col), a few
+   pixels and none, each with and without the prefetching walkers (llc 1
+   and 2^40): each plan must name its words, match the reference and give
+   the same bits on 1 and 3 threads. C = 57: wide passes, full vectors and
+   a tail on every ISA; stride 1 and 2. */
+static void test_span_choice(void) {
+  static const long long spans[3] = { 1, 3000, 0 }, llcs[2] = { 1, 1LL << 40 };
+  int si, li, s;
+  for (s = 1; s <= 2; s++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err;
+    kf_plan_options o;
+    char path[64], text[8192], ch[300], label[96];
+    FILE *f;
+    size_t len;
+    int fd;
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 13, d.c = 57, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = s, d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.measure = KF_PLAN_MEASURE;
+    snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
+    fd = mkstemp(path);
+    if (!th_check(fd >= 0, "span choice: a temporary file")) return;
+    close(fd);
+    kf_wisdom_forget();
+    if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+                  "span choice s%d: measured and exported: %s", s, err.message)) {
+      unlink(path);
+      continue;
+    }
+    f = fopen(path, "rb");
+    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[len] = 0;
+    for (si = 0; si < 3; si++)
+      for (li = 0; li < 2; li++) {
+        void *a = NULL, *b = NULL;
+        kf_plan_options o3;
+        if (!th_check(set_word(text, sizeof text, "span", spans[si]) && set_word(text, sizeof text, "llc", llcs[li]),
+                      "span choice s%d: the entry names span and llc: %s", s, text))
+          break;
+        len = strlen(text);
+        f = fopen(path, "wb");
+        if (!th_check(f != NULL && fwrite(text, 1, len, f) == len && three_threads_too(f, text),
+                      "span choice: rewrite the entry")) {
+          if (f) fclose(f);
+          break;
+        }
+        fclose(f);
+        kf_wisdom_forget();
+        memset(&o, 0, sizeof o);
+        snprintf(label, sizeof label, "span=%lld", spans[si]);
+        if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+                     "span choice s%d %s: import and plan: %s", s, label, err.message))
+          th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
+                   "span choice s%d: the plan takes %s (%s)", s, label, ch);
+        snprintf(label, sizeof label, "span=%lld llc=%lld threads=1", spans[si], llcs[li]);
+        run_case(&d, NULL, NULL, label, &a);
+        memset(&o3, 0, sizeof o3);
+        o3.threads = &th_pool3;
+        snprintf(label, sizeof label, "span=%lld llc=%lld threads=3", spans[si], llcs[li]);
+        run_case(&d, &o3, NULL, label, &b);
+        if (a && b)
+          th_check(memcmp(a, b, (size_t)(9 * d.c) * sizeof(float)) == 0, "span choice s%d %s: bitwise equal for 1 and 3 threads",
+                   s, label);
+        free(a);
+        free(b);
+      }
+    kf_wisdom_forget();
+    unlink(path);
+  }
+}
+
+/* ---- the span rule (NHWC): two thirds of the L1d where x and dy exceed
+   half the LLC and the runs are at least KFI_DWBPF_MIN_RUN (32) pixels;
+   caches set through KFORGE_L1D / KFORGE_LLC, so on any host ---- */
+static void test_span_rule(void) {
+  static const struct { int64_t c; const char *llc, *want; } cs[4] = {
+    { 16, "64K", "span=32768" }, /* (3*16 + 16) * 4 = 256 bytes a pixel: runs of 128 */
+    { 16, "1G", "span=0" },      /* x and dy stay in the LLC: no prefetch, no span */
+    { 160, "64K", "span=0" },    /* 2560 bytes a pixel: runs of 12 pixels, too short */
+    { 40, "64K", "span=32768" }, /* 640: runs of 51 */
+  };
+  int i;
+  llc_small(0); /* the caller's KFORGE_LLC kept for the end */
+  l1d_as("48K");
+  for (i = 0; i < 4; i++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err;
+    kf_plan_options o;
+    char ch[300];
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.n = 2, d.h = 20, d.w = 20, d.c = cs[i].c, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.measure = KF_PLAN_RULE;
+    setenv("KFORGE_LLC", cs[i].llc, 1);
+    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "span rule C=%lld: plan: %s", (long long)d.c,
+                 err.message))
+      th_check(strstr(kf_plan_choices(&p, ch, sizeof ch), cs[i].want) != NULL, "span rule C=%lld LLC %s: %s (%s)",
+               (long long)d.c, cs[i].llc, cs[i].want, ch);
+    run_case(&d, NULL, NULL, "span rule", NULL); /* the rule's plan against the reference */
+    llc_small(0);
+  }
+  l1d_as(NULL);
+}
+
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
 static void test_accuracy(void) {
   bcase d;
@@ -872,5 +1022,7 @@ int main(void) {
   test_accuracy();
   test_row_end_infinity();
   test_flat_choice();
+  test_span_choice();
+  test_span_rule();
   return th_done();
 }

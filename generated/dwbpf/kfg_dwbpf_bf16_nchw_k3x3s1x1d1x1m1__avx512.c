@@ -371,6 +371,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_ends(cons
 
 #define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1 0
 #define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES 16
+#define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_SPANS 0
 static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -406,7 +407,7 @@ typedef struct kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_job {
 
 size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -446,7 +447,7 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_reduce(const kfg_dwbpf_bf
 void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par) {
   kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

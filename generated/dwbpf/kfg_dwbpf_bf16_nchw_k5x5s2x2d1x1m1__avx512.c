@@ -17,6 +17,7 @@ size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
 #include "kfi_dwbpf.h"
 #define kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_L1 0
 #define kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_LANES 1
+#define kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_SPANS 0
 static void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                              float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, M = a->m, OH = a->oh, OW = a->ow;
@@ -57,7 +58,7 @@ typedef struct kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_job {
 
 size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_LANES, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -97,7 +98,7 @@ static void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_reduce(const kfg_dwbpf_bf
 void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par) {
   kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_LANES, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

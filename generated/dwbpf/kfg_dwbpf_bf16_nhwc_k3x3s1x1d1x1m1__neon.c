@@ -14,7 +14,7 @@ size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -66,6 +66,65 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_arg
     if (iy0 + 2 >= 0 && iy0 + 2 < H) {
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
+    }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 4), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 8), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 4), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 8), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 4), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 8), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 4), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 8), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 4), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 8), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 4), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 8), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 4), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 8), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 4), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 8), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 4), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 8), gv2, s2_2_2);
+          }
+        }
+      }
     }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
@@ -142,11 +201,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_arg
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
@@ -317,8 +373,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_arg
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
@@ -370,24 +426,113 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 4);
+        KFI_PREFETCH(g + ox * C, pg + 8);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 8);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 4), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 8), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 4), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 8), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 4), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 8), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 4), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 8), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 4), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 8), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 4), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 8), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 4), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 8), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 4), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 8), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 4), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 8), gv2, s2_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
-        KFI_PREFETCH(g + ox * C, 12);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(g + ox * C, 20);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 20);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 20);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 20);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 4);
+        KFI_PREFETCH(g + ox * C, pg + 8);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 8);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 8);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 8);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
         s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
@@ -422,18 +567,18 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
-        KFI_PREFETCH(g + ox * C, 12);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(g + ox * C, 20);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 20);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 20);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 12);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 20);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 4);
+        KFI_PREFETCH(g + ox * C, pg + 8);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 8);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 8);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 8);
         if (vm & 1u) {
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
@@ -469,45 +614,42 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
-        KFI_PREFETCH(g + ox * C, 12);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(g + ox * C, 20);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 12);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 20);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 12);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 20);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 12);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 20);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 12);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 20);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 12);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 20);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 12);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 20);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 12);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 20);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 12);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 20);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 12);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 20);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 4);
+        KFI_PREFETCH(g + ox * C, pg + 8);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 8);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 4);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 8);
         if (vm & 1u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
@@ -674,12 +816,12 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0_0 = kv_zero();
   kv_f s0_0_1 = kv_zero();
   kv_f s0_0_2 = kv_zero();
@@ -690,6 +832,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -710,26 +854,28 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
       vm |= 4u;
     }
     if (vm == 7u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -763,20 +909,20 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -784,26 +930,28 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -843,66 +991,24 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
           if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
-          }
-        }
-        if (vm & 2u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
-          }
-        }
-        if (vm & 4u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
-          }
         }
       }
     }
@@ -947,8 +1053,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_arg
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
@@ -982,14 +1088,63 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 4);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
         s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
@@ -1004,10 +1159,10 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 4);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         if (vm & 1u) {
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
@@ -1025,23 +1180,20 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 4);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 4);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 4);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 4);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 4);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 4);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 4);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 4);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 4);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 4);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
         if (vm & 1u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
@@ -1133,6 +1285,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(const 
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -1152,11 +1306,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(const 
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -1235,6 +1386,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(const 
 
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1 0
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES 1
+#define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_SPANS 1 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -1255,12 +1407,21 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+    /* each pass the next one's lines; the last full pass (no full vector
+       after it) the next piece's first channels */
+    int64_t ng, nx;
+    kfi_dwbpf_next(a, t, p, r0, c0, &ng, &nx);
     if (wide)
-      for (; ch + 12 <= ch1; ch += 12)
-        kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+      for (; ch + 12 <= ch1; ch += 12) {
+        const int last = ch + 16 > ch1;
+        kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 12,
+                          last ? nx + ch0 - ch : 12, part);
+      }
     for (; ch + 4 <= ch1; ch += 4) {
-      kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+      const int last = ch + 8 > ch1;
+      kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 4,
+                          last ? nx + ch0 - ch : 4, part);
     }
   }
   if (wide)
@@ -1282,7 +1443,7 @@ typedef struct kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_job {
 
 size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -1322,7 +1483,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_reduce(const kfg_dwbpf_bf16
 void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par) {
   kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

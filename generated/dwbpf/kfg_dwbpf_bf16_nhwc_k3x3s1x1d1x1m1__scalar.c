@@ -46,6 +46,45 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_a
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv0), s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv0), s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv0), s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv0), s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv0), s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv0), s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv0), s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv0), s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv0), s0_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
@@ -81,11 +120,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_p1_full(const kfi_dwbpf_a
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -179,6 +215,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_p1_tail(cons
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -198,11 +236,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_p1_tail(cons
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -281,6 +316,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_p1_tail(cons
 
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_L1 0
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_LANES 1
+#define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -310,7 +346,7 @@ typedef struct kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_job {
 
 size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_LANES, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -350,7 +386,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_reduce(const kfg_dwbpf_bf
 void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par) {
   kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(uint16_t), kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_LANES, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

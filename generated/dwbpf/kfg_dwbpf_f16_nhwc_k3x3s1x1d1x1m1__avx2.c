@@ -25,7 +25,7 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0_0 = kv_zero();
   kv_f s0_0_1 = kv_zero();
   kv_f s0_0_2 = kv_zero();
@@ -36,6 +36,8 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -56,26 +58,28 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
       vm |= 4u;
     }
     if (vm == 7u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -109,20 +113,20 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -130,26 +134,28 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -189,66 +195,24 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
           if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
-          }
-        }
-        if (vm & 2u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
-          }
-        }
-        if (vm & 4u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
-          }
         }
       }
     }
@@ -479,6 +443,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_tail(const k
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -498,11 +464,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_tail(const k
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -581,6 +544,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_tail(const k
 
 #define kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_L1 0
 #define kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_LANES 1
+#define kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -594,7 +558,7 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 8 <= ch1; ch += 8) {
       kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     }
@@ -615,7 +579,7 @@ typedef struct kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_job {
 
 size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_LANES, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -655,7 +619,7 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_reduce(const kfg_dwbpf_f16_n
 void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
   kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_LANES, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

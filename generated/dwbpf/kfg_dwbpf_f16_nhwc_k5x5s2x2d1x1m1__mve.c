@@ -35,6 +35,29 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
       x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
       vm |= 1u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
+          }
+        }
+      }
+    }
     if (vm == 1u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -58,11 +81,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 2 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
@@ -120,6 +140,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p1_tail(const kf
   kv_f s0_0_2 = kv_zero();
   kv_f s0_0_3 = kv_zero();
   kv_f s0_0_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -129,11 +151,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p1_tail(const kf
       x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
       vm |= 1u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 2 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -201,6 +220,29 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p2_full(const kfi_dwbpf_args 
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
+          }
+        }
+      }
+    }
     if (vm == 2u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -224,11 +266,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p2_full(const kfi_dwbpf_args 
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 2 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 2u) {
@@ -286,6 +325,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p2_tail(const kf
   kv_f s0_1_2 = kv_zero();
   kv_f s0_1_3 = kv_zero();
   kv_f s0_1_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -295,11 +336,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p2_tail(const kf
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 2 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 2u) {
@@ -367,6 +405,29 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p3_full(const kfi_dwbpf_args 
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
+          }
+        }
+      }
+    }
     if (vm == 4u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -390,11 +451,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p3_full(const kfi_dwbpf_args 
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 2 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 4u) {
@@ -452,6 +510,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p3_tail(const kf
   kv_f s0_2_2 = kv_zero();
   kv_f s0_2_3 = kv_zero();
   kv_f s0_2_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -461,11 +521,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p3_tail(const kf
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 2 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 4u) {
@@ -533,6 +590,29 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p4_full(const kfi_dwbpf_args 
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
+          }
+        }
+      }
+    }
     if (vm == 8u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -556,11 +636,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p4_full(const kfi_dwbpf_args 
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 2 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 8u) {
@@ -618,6 +695,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p4_tail(const kf
   kv_f s0_3_2 = kv_zero();
   kv_f s0_3_3 = kv_zero();
   kv_f s0_3_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -627,11 +706,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p4_tail(const kf
       x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
       vm |= 8u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 2 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 8u) {
@@ -699,6 +775,29 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p5_full(const kfi_dwbpf_args 
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
+          }
+        }
+      }
+    }
     if (vm == 16u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -722,11 +821,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p5_full(const kfi_dwbpf_args 
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 2 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 16u) {
@@ -784,6 +880,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p5_tail(const kf
   kv_f s0_4_2 = kv_zero();
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -793,11 +891,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p5_tail(const kf
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 2 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 2 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 16u) {
@@ -844,6 +939,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_p5_tail(const kf
 
 #define kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_L1 0
 #define kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_LANES 1
+#define kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -881,7 +977,7 @@ typedef struct kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_job {
 
 size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_LANES, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -921,7 +1017,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_reduce(const kfg_dwbpf_f16_nh
 void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par) {
   kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_LANES, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

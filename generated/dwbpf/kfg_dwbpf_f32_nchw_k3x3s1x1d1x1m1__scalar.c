@@ -200,6 +200,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const
 
 #define kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_L1 0
 #define kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_LANES 1
+#define kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_SPANS 0
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -229,7 +230,7 @@ typedef struct kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_job {
 
 size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_LANES, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -269,7 +270,7 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_reduce(const kfg_dwbpf_f32
 void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par) {
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_LANES, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

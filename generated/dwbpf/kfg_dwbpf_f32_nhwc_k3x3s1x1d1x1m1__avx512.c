@@ -20,7 +20,7 @@ size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
@@ -72,6 +72,65 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_ar
     if (iy0 + 2 >= 0 && iy0 + 2 < H) {
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
+    }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 16);
+        const kv_f gv2 = kv_ld(g + ox * C + 32);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 16), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 32), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 16), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 32), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 16), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 32), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 16), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 32), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 16), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 32), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 16), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 32), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 16), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 32), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 16), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 32), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 16), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 32), gv2, s2_2_2);
+          }
+        }
+      }
     }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
@@ -148,11 +207,8 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_ar
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
@@ -323,8 +379,8 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_ar
 
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
@@ -376,24 +432,113 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 16);
+        const kv_f gv2 = kv_ld(g + ox * C + 32);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 16);
+        KFI_PREFETCH(g + ox * C, pg + 32);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 32);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 16), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 32), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 16), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 32), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 16), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 32), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 16), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 32), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 16), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 32), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 16), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 32), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 16), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 32), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 16), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 32), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 16), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 32), gv2, s2_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
-        KFI_PREFETCH(g + ox * C, 48);
-        KFI_PREFETCH(g + ox * C, 64);
-        KFI_PREFETCH(g + ox * C, 80);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 80);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 80);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 80);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 16);
+        KFI_PREFETCH(g + ox * C, pg + 32);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 32);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 32);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
         s2_0_0 = kv_fma(kv_ld(x0 + i0 + 32), gv2, s2_0_0);
@@ -428,18 +573,18 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
-        KFI_PREFETCH(g + ox * C, 48);
-        KFI_PREFETCH(g + ox * C, 64);
-        KFI_PREFETCH(g + ox * C, 80);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 80);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 80);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 48);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 64);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 80);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 16);
+        KFI_PREFETCH(g + ox * C, pg + 32);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 32);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 32);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 16);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 32);
         if (vm & 1u) {
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s1_0_0 = kv_fma(kv_ld(x0 + i0 + 16), gv1, s1_0_0);
@@ -475,45 +620,42 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 16);
         const kv_f gv2 = kv_ld(g + ox * C + 32);
-        KFI_PREFETCH(g + ox * C, 48);
-        KFI_PREFETCH(g + ox * C, 64);
-        KFI_PREFETCH(g + ox * C, 80);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 48);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 64);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 80);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 48);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 64);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 80);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 48);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 64);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 80);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 48);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 64);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 80);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 48);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 64);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 80);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 48);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 64);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 80);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 48);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 64);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 80);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 48);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 64);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 80);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 48);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 64);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 80);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(g + ox * C, pg + 16);
+        KFI_PREFETCH(g + ox * C, pg + 32);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 32);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 16);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 32);
         if (vm & 1u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
@@ -680,12 +822,12 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(const kfi_dwbpf
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0_0 = kv_zero();
   kv_f s0_0_1 = kv_zero();
   kv_f s0_0_2 = kv_zero();
@@ -696,6 +838,8 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -716,26 +860,28 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
       vm |= 4u;
     }
     if (vm == 7u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -769,20 +915,20 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -790,26 +936,28 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 2;
-      const int64_t sa = ixa + 2 < hi - PL ? ixa + 2 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -849,66 +997,24 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
           if (vm & 4u) s0_2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
           if (vm & 4u) s0_2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
           if (vm & 4u) s0_2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_2);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
-          }
-        }
-        if (vm & 2u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
-          }
-        }
-        if (vm & 4u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
-          }
         }
       }
     }
@@ -953,8 +1059,8 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
 
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, int64_t pg, int64_t px, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
@@ -988,14 +1094,63 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
+    for (ox = c0; ox < lo; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+        }
+      }
+    }
     if (vm == 7u) { /* interior cols: every tap exists */
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
         s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
@@ -1010,10 +1165,10 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf
       for (ox = lo; ox < hi; ox++) {
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
-        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x1 + i0 + 2 * C, px + 0);
+        KFI_PREFETCH(x2 + i0 + 2 * C, px + 0);
         if (vm & 1u) {
         s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
         s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
@@ -1031,23 +1186,20 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(const kfi_dwbpf
         }
       }
     }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
+    for (ox = hi; ox < c1; ox++) { /* border cols: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ld(g + ox * C);
-        KFI_PREFETCH(g + ox * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x0 + (ix0 + 2) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x1 + (ix0 + 2) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 0) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 1) * C, 16);
-        KFI_PREFETCH(x2 + (ix0 + 2) * C, 16);
+        KFI_PREFETCH(g + ox * C, pg + 0);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, px + 0);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, px + 0);
         if (vm & 1u) {
           if (ix0 + 0 >= 0 && ix0 + 0 < W) {
             s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
@@ -1139,6 +1291,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_tail(const
   kv_f s0_2_0 = kv_zero();
   kv_f s0_2_1 = kv_zero();
   kv_f s0_2_2 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -1158,11 +1312,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_tail(const
       x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
       vm |= 4u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -1241,6 +1392,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_tail(const
 
 #define kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_L1 0
 #define kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_LANES 1
+#define kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_SPANS 1 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -1261,12 +1413,21 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(float) * 288 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_prefetch(a, sizeof(float))) { /* the same walks, prefetching */
+    /* each pass the next one's lines; the last full pass (no full vector
+       after it) the next piece's first channels */
+    int64_t ng, nx;
+    kfi_dwbpf_next(a, t, p, r0, c0, &ng, &nx);
     if (wide)
-      for (; ch + 48 <= ch1; ch += 48)
-        kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
+      for (; ch + 48 <= ch1; ch += 48) {
+        const int last = ch + 64 > ch1;
+        kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, last ? ng + ch0 - ch : 48,
+                          last ? nx + ch0 - ch : 48, part);
+      }
     for (; ch + 16 <= ch1; ch += 16) {
-      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
+      const int last = ch + 32 > ch1;
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, last ? ng + ch0 - ch : 16,
+                          last ? nx + ch0 - ch : 16, part);
     }
   }
   if (wide)
@@ -1288,7 +1449,7 @@ typedef struct kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_job {
 
 size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_LANES, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -1328,7 +1489,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_reduce(const kfg_dwbpf_f32
 void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par) {
   kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_LANES, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

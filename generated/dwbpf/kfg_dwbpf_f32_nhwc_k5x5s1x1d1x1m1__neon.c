@@ -19,7 +19,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0_0 = kv_zero();
   kv_f s0_0_1 = kv_zero();
   kv_f s0_0_2 = kv_zero();
@@ -46,6 +46,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
   (void)nl;
+  (void)lo; /* every col by input col: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -76,14 +78,16 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
       vm |= 16u;
     }
     if (vm == 31u) { /* interior cols: every tap exists */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
@@ -91,7 +95,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
           s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
@@ -99,7 +103,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
           s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -107,7 +111,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
           s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
           s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
           s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
@@ -115,7 +119,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
           s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
           s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
           s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
@@ -177,8 +181,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
@@ -186,7 +190,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
           s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
@@ -194,7 +198,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
           s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -202,7 +206,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
           s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
           s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
           s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
@@ -210,7 +214,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
           s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
           s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
           s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
@@ -220,14 +224,16 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
         }
       }
     } else { /* interior cols of a row with missing filter rows */
-      /* by input col ix: its vector of each filter row loaded once, for every
-         tap col fx against dy of out col ix + PL - fx where that lies in
-         [lo, hi); each accumulator still adds its terms by ascending ox */
-      const int64_t ixa = lo - PL, ixe = hi - PL + 4;
-      const int64_t sa = ixa + 4 < hi - PL ? ixa + 4 : ixe, se = sa < ixe ? hi - PL : ixe;
+      /* by input col ix, over the cols of x that out cols [c0, c1) read:
+         its vector of each filter row loaded once, for every tap col fx
+         against dy of out col ix + PL - fx where that lies in [c0, c1) (the
+         border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
-      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
@@ -235,7 +241,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
           if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
@@ -243,7 +249,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
           if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -251,7 +257,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
           if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
           if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
           if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
@@ -259,7 +265,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
           if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
           if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
           if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
@@ -331,8 +337,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           gq0_1 = gv0;
         }
       }
-      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is interior */
-        if (ix + PL >= lo && ix + PL < hi) {
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
           if (vm & 1u) s0_0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_0);
           if (vm & 2u) s0_1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_0);
@@ -340,7 +346,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_0 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_0);
           if (vm & 16u) s0_4_0 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_0);
         }
-        if (ix + PL - 1 >= lo && ix + PL - 1 < hi) {
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
           if (vm & 1u) s0_0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_1);
           if (vm & 2u) s0_1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_1);
@@ -348,7 +354,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_1 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_1);
           if (vm & 16u) s0_4_1 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_1);
         }
-        if (ix + PL - 2 >= lo && ix + PL - 2 < hi) {
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
           if (vm & 1u) s0_0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_2);
           if (vm & 2u) s0_1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_2);
@@ -356,7 +362,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_2 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_2);
           if (vm & 16u) s0_4_2 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_2);
         }
-        if (ix + PL - 3 >= lo && ix + PL - 3 < hi) {
+        if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 3) * C);
           if (vm & 1u) s0_0_3 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_3);
           if (vm & 2u) s0_1_3 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_3);
@@ -364,107 +370,13 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
           if (vm & 8u) s0_3_3 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_3);
           if (vm & 16u) s0_4_3 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_3);
         }
-        if (ix + PL - 4 >= lo && ix + PL - 4 < hi) {
+        if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL - 4) * C);
           if (vm & 1u) s0_0_4 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0_4);
           if (vm & 2u) s0_1_4 = kv_fma(kv_ld(x1 + ix * C), gv0, s0_1_4);
           if (vm & 4u) s0_2_4 = kv_fma(kv_ld(x2 + ix * C), gv0, s0_2_4);
           if (vm & 8u) s0_3_4 = kv_fma(kv_ld(x3 + ix * C), gv0, s0_3_4);
           if (vm & 16u) s0_4_4 = kv_fma(kv_ld(x4 + ix * C), gv0, s0_4_4);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      ix0 = ox * 1 - PL;
-      {
-        const kv_f gv0 = kv_ld(g + ox * C);
-        if (vm & 1u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
-          }
-        }
-        if (vm & 2u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
-          }
-        }
-        if (vm & 4u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
-          }
-        }
-        if (vm & 8u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
-          }
-        }
-        if (vm & 16u) {
-          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
-            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
-          }
-          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
-            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
-          }
-          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
-            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
-          }
-          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
-            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
-          }
-          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
-            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
-          }
         }
       }
     }
@@ -973,6 +885,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_tail(const k
   kv_f s0_4_2 = kv_zero();
   kv_f s0_4_3 = kv_zero();
   kv_f s0_4_4 = kv_zero();
+  (void)lo; /* every col checked: no separate border cols */
+  (void)hi;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -1002,11 +916,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_tail(const k
       x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
       vm |= 16u;
     }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      ix0 = ox * 1 - PL;
+    for (ox = c0; ox < c1; ox++) { /* every col: each tap checked */
+      const int64_t ix0 = ox * 1 - PL;
       {
         const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
         if (vm & 1u) {
@@ -1201,6 +1112,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_tail(const k
 
 #define kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_L1 0
 #define kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_LANES 1
+#define kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_SPANS 0 /* short runs pay where they let the wide walker run */
 static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
@@ -1214,7 +1126,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 4 <= ch1; ch += 4) {
       kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     }
@@ -1235,7 +1147,7 @@ typedef struct kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_job {
 
 size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_LANES, &t);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_LANES, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_SPANS, &t);
   return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
@@ -1275,7 +1187,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_reduce(const kfg_dwbpf_f32_n
 void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par) {
   kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_LANES, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_LANES, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_SPANS, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */
