@@ -30,7 +30,10 @@
    walker's gate) is not a choice yet. Algorithms are choices as well: batch norm's columns,
    the few-rows plan by channel blocks where its rule takes it (1) or the
    rows plan always (0); the filter gradient's flat, the AVX-512 NCHW
-   kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
+   kernels' flat walk or row walk (kfi_dwbpf_flat_rule). Depthwise input's
+   ahead: the bytes of dy prefetched ahead of the row computed (0: none;
+   the rule's quarter of the L1d leaves rows above 12 KiB unprefetched, 32
+   KiB takes them too, 256 KiB reads far ahead). */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
@@ -42,6 +45,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPI, "l1d", offsetof(kfi_dwbpi_args, cache.l1d), 3, { 32 * KFI_KIB, 64 * KFI_KIB, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPI, "ahead", offsetof(kfi_dwbpi_args, ahead), 3, { 0, 32 * KFI_KIB, 256 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
 };
