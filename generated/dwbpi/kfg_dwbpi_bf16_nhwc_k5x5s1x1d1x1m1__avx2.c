@@ -1134,8 +1134,8 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     const int64_t cb = lines * i / x->nch * 32, e = lines * (i + 1) / x->nch * 32;
     const int64_t ce = e < CV ? e : CV;
     const int last = i == x->nch - 1;
-    if (x->ahead && t == 0 && i == 0) /* the call's first rows: no row before read them ahead */
-      for (iy = iy0; iy < iy0 + x->ahead && iy < iy1; iy++) {
+    if (x->ahead && t == 0 && i == 0) /* the call's first rows (of any task): no row before read them ahead */
+      for (iy = 0; iy < x->ahead && iy < x->a->n * x->a->h; iy++) {
         kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_ahead_of(x, iy, &ra);
         kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_read_some(&ra, -1);
       }
