@@ -35,8 +35,11 @@
    batch norm's columns, the channel-block plans (few rows of many channels;
    channels first, both passes per block of planes) where their rules take
    them (1) or the rows and planes plans always (0); the filter gradient's
-   flat, the AVX-512 NCHW
-   kernels' flat walk or row walk (kfi_dwbpf_flat_rule). */
+   flat, the AVX-512 NCHW kernels' flat walk or row walk
+   (kfi_dwbpf_flat_rule). Depthwise input's ahead: the bytes of dy
+   prefetched ahead of the row computed (0: none; the rule's quarter of the
+   L1d leaves rows above 12 KiB unprefetched, 32 KiB takes them too, 256 KiB
+   reads far ahead). */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
@@ -48,6 +51,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPI, "l1d", offsetof(kfi_dwbpi_args, cache.l1d), 3, { 32 * KFI_KIB, 64 * KFI_KIB, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPI, "ahead", offsetof(kfi_dwbpi_args, ahead), 3, { 0, 32 * KFI_KIB, 256 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },

@@ -20,6 +20,16 @@ typedef struct kfi_dwbpi_args {
   void *dx;                      /* T */
   void *scratch;
   kfi_caches cache;              /* the caches the plan sizes by */
+  int64_t ahead;                 /* NHWC SIMD: bytes of dy read ahead of the row computed (software
+                                    prefetch; none where one row's share is more; kfi_dwbpi_ahead_rule);
+                                    0: none. Others ignore it */
 } kfi_dwbpi_args;
+
+/* The rule's read-ahead: a quarter of the L1d, so the lines prefetched and
+   not yet read leave the blocks' working set (sized to the L1d) in place
+   where prefetches fill the L1d, and rows whose share is larger (warm from
+   the L3 they lost 5-13% read ahead: docs/performance_dwbpi.md) are left
+   to the hardware prefetchers. */
+static inline int64_t kfi_dwbpi_ahead_rule(const kfi_caches *c) { return c->l1d / 4; }
 
 #endif

@@ -4,8 +4,10 @@
 **   - every kernel of the registry, forced by name, on randomized shapes of
 **     its configuration (sizes not divisible by the stride, out_backprop of
 **     0 rows/cols, H=W=1, C=1, odd channel counts, large explicit padding,
-**     every padding mode), and the generic kernels (forced and through
-**     generic_only) on random configurations of everything (unequal
+**     every padding mode; read-ahead by the rule, none, one row ahead (every
+**     row's prefetch crosses tasks and images) and all), and the generic
+**     kernels (forced and through generic_only) on random configurations
+**     of everything (unequal
 **     strides, dilation with every padding mode, multipliers 0..3, NCHW);
 **   - default selection: a specialized kernel for each configuration of the
 **     manifest (filter 1/3/5/7 square, strides 1/2, dilation 1, multiplier
@@ -22,6 +24,7 @@
 
 #include "harness.h"
 #include "kfi.h" /* kfg_rules[]: the spec's rule table */
+#include "kfi_dwbpi.h" /* kfi_dwbpi_args.ahead: the read-ahead each variant runs with */
 #include "ref/dwbpi_ref.h"
 
 #define OP KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT
@@ -160,6 +163,21 @@ static int make_descs(const dcase *d, ref_dwbpi_conf *rc, kf_tensor_desc in[3]) 
   return 1;
 }
 
+/* The read-ahead run_case sets (kfi_dwbpi_args.ahead, bytes of dy): AHEAD_RULE
+   the plan's own, AHEAD_ONE_ROW one dx row's share (every row prefetches for
+   the next, across tasks and images), else the bytes (0: none; 2^40: all
+   of dy before the first row). */
+#define AHEAD_RULE (-1)
+#define AHEAD_ONE_ROW (-2)
+static int64_t ahead_override = AHEAD_RULE;
+
+static void set_ahead(kf_plan *plan, size_t es) {
+  kfi_dwbpi_args *g = KFI_ARGS((kfi_plan *)(void *)plan->u.bytes, kfi_dwbpi_args);
+  const int64_t share = g->sh > 0 ? g->ow * g->c * g->m * (int64_t)es / g->sh : 0;
+  if (ahead_override == AHEAD_ONE_ROW) g->ahead = share > 0 ? share : 1;
+  else if (ahead_override != AHEAD_RULE) g->ahead = ahead_override;
+}
+
 static int64_t numel4(const kf_tensor_desc *t) { return t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3]; }
 
 /* Plans (with opt), checks the kernel name if want_kernel, runs and compares
@@ -202,6 +220,7 @@ static int run_case(const dcase *d, const kf_plan_options *opt, const char *want
     st = kf_plan_op(&plan, OP, &at, in, 3, opt, &err);
   }
   if (!th_check(st == KF_OK, "%s plan %s: %s %s", how, what, kf_status_name(st), err.message)) return 1;
+  set_ahead(&plan, es);
   if (want_kernel)
     th_check(strcmp(kf_plan_kernel_name(&plan), want_kernel) == 0, "%s select %s: got %s, want %s", how, what,
              kf_plan_kernel_name(&plan), want_kernel);
@@ -446,11 +465,15 @@ static void test_every_kernel(void) {
       ns++;
       nscalar += th_kernel_isa(name) == KF_ISA_SCALAR;
       for (v = 0; v < 11; v++) {
+        static const char *const how[4] = { "forced", "forced ahead=0", "forced ahead=row", "forced ahead=all" };
+        static const int64_t ahead[4] = { AHEAD_RULE, 0, AHEAD_ONE_ROW, (int64_t)1 << 40 };
         seed_kernel_case(r, &k, "variant", v);
+        ahead_override = ahead[v % 4];
         for (j = 0, ran = 0; j < 20 && !ran; j++) {
           special_case(&k, v % 10, r, &d);
-          ran = run_case(&d, &opt, name, "forced");
+          ran = run_case(&d, &opt, name, how[v % 4]);
         }
+        ahead_override = AHEAD_RULE;
         th_check(ran, "%s: no valid case for variant %d", name, v);
       }
       edge_cases(i, &k, &opt, name);

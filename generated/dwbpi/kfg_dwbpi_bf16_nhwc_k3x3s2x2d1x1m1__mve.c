@@ -19,6 +19,8 @@ typedef struct kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx {
   int64_t x0[2], n[2], klo[2], khi[2];
   int64_t nch;                                    /* channel chunks (of whole cache lines) */
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
+  int64_t ahead;                                  /* dx rows between a row and the one whose dy it prefetches (0: none) */
+  int64_t ahead_lines;                            /* lines an interior block prefetches (the rest after the row) */
 } kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx;
 
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args) {
@@ -33,6 +35,24 @@ size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args) {
 #define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_NOINLINE
 #define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_INLINE
 #endif
+/* a read hint for the line at address p (an integer), into the L2 */
+#if defined(__GNUC__)
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 2)
+#else
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_PREFETCH(p) ((void)(p))
+#endif
+
+/* The dy lines a row reads ahead, [p, end), handed out a few per interior
+   block so that they arrive while the row computes and take little of the
+   L1d at once. */
+typedef struct kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead {
+  uintptr_t p, end;
+} kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead;
+
+/* Prefetches n lines of r (n < 0: all that are left). */
+static inline void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead *r, int64_t n) {
+  for (; n && r->p < r->end; n--, r->p += 64) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_PREFETCH(r->p);
+}
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
    PP <= 4 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
@@ -613,7 +633,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_NOINLINE void kfg_dwbpi_bf16_nhwc
 
 /* Output rows of phase 0: filter rows { 0, 2 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx *x, int64_t b, int64_t iy, const int64_t cb, const int64_t ce,
-                         const int last) {
+                         const int last, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead *ra) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
@@ -622,7 +642,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
   unsigned vm = 0; /* bit fy: filter row fy reaches this row */
   (void)vm;
   int64_t c0, ix, k;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
+  (void)ra, (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
@@ -676,6 +696,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
             }
           }
           k += wb;
+          if (ra) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(ra, x->ahead_lines);
         }
       }
     }
@@ -767,6 +788,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
             }
           }
           k += wb;
+          if (ra) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(ra, x->ahead_lines);
         }
       }
     }
@@ -803,7 +825,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(const kfg_dwbpi_bf16_nh
 
 /* Output rows of phase 1: filter rows { 1 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx *x, int64_t b, int64_t iy, const int64_t cb, const int64_t ce,
-                         const int last) {
+                         const int last, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead *ra) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
@@ -812,7 +834,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
   unsigned vm = 0; /* bit fy: filter row fy reaches this row */
   (void)vm;
   int64_t c0, ix, k;
-  (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
+  (void)ra, (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
   const int64_t ty1 = iy + a->pad_top - 1; /* oy * 2 */
   const int v1 = ty1 >= 0 && ty1 / 2 < OH;
   const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 2 : 0)) * OW * CM;
@@ -862,6 +884,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
             }
           }
           k += wb;
+          if (ra) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(ra, x->ahead_lines);
         }
       }
     }
@@ -939,6 +962,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
             }
           }
           k += wb;
+          if (ra) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(ra, x->ahead_lines);
         }
       }
     }
@@ -965,6 +989,26 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(const kfg_dwbpi_bf16_nh
   }
 }
 
+/* The read-ahead for the dx row g of the whole batch (image g / H): the dy
+   rows it is the first to read (dy row oy is first read by dx row
+   oy*sh - pad_top; an image's first dx row reads all up to pad_top / sh),
+   every channel (later channel chunks find them in the L2). None past the
+   batch. */
+static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead_of(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx *x, int64_t g, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead *r) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t H = a->h, OH = a->oh, row = a->ow * a->c * (int64_t)sizeof(uint16_t);
+  r->p = r->end = 0;
+  if (g >= a->n * H || row == 0) return;
+  const int64_t b = g / H, iy = g % H, t = iy + a->pad_top;
+  int64_t o1 = t / 2;
+  const int64_t o0 = iy == 0 ? 0 : o1;
+  if (iy != 0 && t % 2 != 0) return; /* no dy row starts here */
+  if (o1 >= OH) o1 = OH - 1;
+  if (o0 > o1) return;
+  r->p = (uintptr_t)((const char *)a->dy + (b * OH + o0) * row) & ~(uintptr_t)63;
+  r->end = (uintptr_t)((const char *)a->dy + (b * OH + o1 + 1) * row);
+}
+
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_task(void *ctx, size_t t) {
   const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx *x = (const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ctx *)ctx;
   const int64_t b = (int64_t)t / x->nrb, iy0 = ((int64_t)t % x->nrb) * x->rb;
@@ -975,16 +1019,28 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_task(void *ctx, size_t t) {
   /* x->nch channel chunks [cb, ce) of whole lines, as even as lines go,
      outside the rows (a chunk's rows find its dy rows in the L1d); the
      channel tail (C mod 4) with the last chunk */
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead ra;
   for (i = 0; i < x->nch; i++) {
     const int64_t cb = lines * i / x->nch * 32, e = lines * (i + 1) / x->nch * 32;
     const int64_t ce = e < CV ? e : CV;
     const int last = i == x->nch - 1;
+    if (x->ahead && t == 0 && i == 0) /* the call's first rows (of any task): no row before read them ahead */
+      for (iy = 0; iy < x->ahead && iy < x->a->n * x->a->h; iy++) {
+        kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead_of(x, iy, &ra);
+        kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(&ra, -1);
+      }
     for (iy = iy0; iy < iy1; iy++) {
+      kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead *r = NULL;
+      if (x->ahead && i == 0) { /* the first channel chunk reads ahead for all */
+        kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_ahead_of(x, b * x->a->h + iy + x->ahead, &ra);
+        r = &ra;
+      }
       switch ((int)((iy + x->a->pad_top) % 2)) {
-        case 0: kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(x, b, iy, cb, ce, last); break;
-        case 1: kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(x, b, iy, cb, ce, last); break;
+        case 0: kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row0(x, b, iy, cb, ce, last, r); break;
+        case 1: kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_row1(x, b, iy, cb, ce, last, r); break;
         default: break;
       }
+      if (r) kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_read_some(r, -1); /* what the row's blocks left */
     }
   }
 }
@@ -1027,6 +1083,11 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *pa
     x.nch = (lines + cc / 32 - 1) / (cc / 32);
     if (x.nch < 1) x.nch = 1;
   }
+  /* Read ahead a->ahead bytes of dy: as many dx rows ahead as their share
+     of dy (a sh-th of a dy row each) fills; none where one row's share is
+     more (its burst would crowd the L1d: the hardware prefetchers keep
+     those rows). An interior block of the first chunk prefetches its part. */
+  x.ahead = x.ahead_lines = 0;
   x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
