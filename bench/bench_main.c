@@ -6,7 +6,7 @@
 **
 **   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
 **                            [--torch FILE] [--no-stream] [--offset BYTES]
-**                            [--pool-yield]
+**                            [--pool-spin]
 */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -236,10 +236,12 @@ void bench_print_plan_targets(const bench_ctx *ctx, const bench_plan_targets *t)
 }
 
 /* ---- kf_threads over pthreadpool ---- */
-/* --pool-yield: workers sleep after each call instead of spinning for the
-   next one (pthreadpool's YIELD_WORKERS), so an idle worker never holds a
-   CPU that another worker of the same call needs. */
-static uint32_t g_pool_flags;
+/* The all-thread pool's workers sleep after each call (pthreadpool's
+   YIELD_WORKERS), as oneDNN's passive OpenMP threads do: spinning workers
+   (--pool-spin) that share a CPU with a working one hold it until the
+   scheduler's next tick, which stalls whole calls (docs/performance.md,
+   "Intel Emerald Rapids, 16 cores"). */
+static uint32_t g_pool_flags = PTHREADPOOL_FLAG_YIELD_WORKERS;
 static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, g_pool_flags);
 }
@@ -359,13 +361,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
     else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
     else if (!strcmp(argv[i], "--no-stream")) do_stream = 0;
-    else if (!strcmp(argv[i], "--pool-yield")) g_pool_flags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+    else if (!strcmp(argv[i], "--pool-spin")) g_pool_flags = 0;
     else if (!strcmp(argv[i], "--offset") && i + 1 < argc && (off = atol(argv[++i])) >= 0 && off < 4096 && off % 16 == 0) {}
     else {
       fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream] "
-                      "[--offset BYTES] [--pool-yield]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
+                      "[--offset BYTES] [--pool-spin]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
                       "a multiple of 16 below 4096 (default 0; numpy and malloc give 16)\n"
-                      "  --pool-yield: the all-thread pool's workers sleep between calls instead of spinning\n", argv[0]);
+                      "  --pool-spin: the all-thread pool's workers spin between calls instead of sleeping\n", argv[0]);
       return 2;
     }
   }
