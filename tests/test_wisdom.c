@@ -42,7 +42,8 @@ static void set(kf_op op, kf_attrs *a, const char *name, const char *v) {
   if (kf_attrs_set(op, a, name, v, &err) != KF_OK) th_check(0, "attr %s=%s: %s", name, v, err.message);
 }
 
-static void bn_call(call *k, int64_t n, int64_t h, int64_t c) {
+/* A training batch-norm call on [n, h, h, c] (NHWC) or [n, c, h, h] (nchw). */
+static void bn_call(call *k, int64_t n, int64_t h, int64_t c, int nchw) {
   int64_t dims[4], cd[1];
   th_rng r;
   double *d[5];
@@ -52,13 +53,14 @@ static void bn_call(call *k, int64_t n, int64_t h, int64_t c) {
   k->op = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
   kf_attrs_init(k->op, &k->a);
   set(k->op, &k->a, "is_training", "true");
-  dims[0] = n, dims[1] = h, dims[2] = h, dims[3] = c, cd[0] = c;
+  if (nchw) set(k->op, &k->a, "data_format", "NCHW");
+  dims[0] = n, dims[1] = nchw ? c : h, dims[2] = h, dims[3] = nchw ? h : c, cd[0] = c;
   k->n = n, k->s = h * h, k->c = c;
   k->in[0] = th_desc(KF_FLOAT, 4, dims);
   k->in[1] = k->in[0];
   for (i = 2; i < 6; i++) k->in[i] = th_desc(KF_FLOAT, 1, cd);
   k->nin = 6;
-  th_seed_case(&r, "wisdom bngrad %lldx%lldx%lld", (long long)n, (long long)h, (long long)c);
+  th_seed_case(&r, "wisdom bngrad %lldx%lldx%lld%s", (long long)n, (long long)h, (long long)c, nchw ? " nchw" : "");
   for (i = 0; i < 5; i++) {
     int64_t m = i < 2 ? n * h * h * c : c;
     k->buf[i] = calloc((size_t)m, sizeof(float));
@@ -74,7 +76,7 @@ static void bn_call(call *k, int64_t n, int64_t h, int64_t c) {
     k->out[i] = calloc(k->nout[i], sizeof(float));
     k->want[i] = calloc(k->nout[i], sizeof(double));
   }
-  ref_bngrad(1, 1, n, c, k->s, k->a.epsilon, d[0], d[1], d[2], d[3], d[4], k->want[0], k->want[1], k->want[2]);
+  ref_bngrad(!nchw, 1, n, c, k->s, k->a.epsilon, d[0], d[1], d[2], d[3], d[4], k->want[0], k->want[1], k->want[2]);
   for (i = 0; i < 5; i++) free(d[i]);
 }
 
@@ -547,7 +549,7 @@ static void two_writers(void) {
         call k;
         kf_plan p;
         kf_error err;
-        bn_call(&k, 1, 2 + i, 8 + 8 * w);
+        bn_call(&k, 1, 2 + i, 8 + 8 * w, 0);
         bad |= plan(&k, &p, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK;
         free_call(&k);
       }
@@ -564,7 +566,7 @@ static void two_writers(void) {
 }
 
 int main(void) {
-  call b, b2, b3, b4, d, d2, f, f2;
+  call b, b2, b3, b4, b5, d, d2, f, f2;
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/kforge-wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
@@ -573,12 +575,13 @@ int main(void) {
   }
   unsetenv("KFORGE_WISDOM");
   unsetenv("KFORGE_PLAN");
-  bn_call(&b, 2, 6, 48);
+  bn_call(&b, 2, 6, 48, 0);
   dw_call(&d, 2, 9, 24, 1);
   dw_call(&d2, 1, 11, 16, 2);
-  bn_call(&b2, 2, 8, 160); /* C wider than two AVX-512 tiles: the llc choice switches the sweep */
-  bn_call(&b3, 16, 6, 192);
-  bn_call(&b4, 1, 8, 1100); /* 64 rows of 1100 channels: the few-rows plan by channel blocks, or not (columns=0) */
+  bn_call(&b2, 2, 8, 160, 0); /* C wider than two AVX-512 tiles: the llc choice switches the sweep */
+  bn_call(&b3, 16, 6, 192, 0);
+  bn_call(&b4, 1, 8, 1100, 0); /* 64 rows of 1100 channels: the few-rows plan by channel blocks, or not (columns=0) */
+  bn_call(&b5, 4, 16, 64, 1); /* channels first, 786 KB: llc=2^40 takes the channel-block plan, l2 sizes its blocks */
   bf_call(&f, 2, 9, 24, 1);
   bf_call(&f2, 1, 11, 40, 2);
   rule_by_default(&b, "bngrad");
@@ -591,6 +594,7 @@ int main(void) {
   every_variant(&b, KFG_FAMILY_BNGRAD, "bngrad", "bngrad", "var.wisdom");
   every_variant(&b2, KFG_FAMILY_BNGRAD, "bngrad", "bngrad C=160", "var.wisdom");
   every_variant(&b4, KFG_FAMILY_BNGRAD, "bngrad", "bngrad 64 rows C=1100", "var.wisdom");
+  every_variant(&b5, KFG_FAMILY_BNGRAD, "bngrad", "bngrad NCHW 4x64x16x16", "var.wisdom");
   every_variant(&d, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi", "var.wisdom");
   every_variant(&d2, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi s2", "var.wisdom");
   every_variant(&f, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf", "var.wisdom");
@@ -607,6 +611,7 @@ int main(void) {
   free_call(&b2);
   free_call(&b3);
   free_call(&b4);
+  free_call(&b5);
   free_call(&d);
   free_call(&d2);
   free_call(&f);
