@@ -47,7 +47,7 @@ int kf_flush_caches(const void *p, size_t bytes) {
 #define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
 #define KFI_MS_BUDGET_COLD_NS 150e6 /* the same, cold (the evictions count in it) */
 
-static double ms_now_ns(void) {
+double kfi_now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
@@ -195,13 +195,13 @@ static double ms_time_variant(ms_bench *b, const kfi_plan *v, double limit) {
     for (r = 0; r <= b->reps; r++) { /* run 0 warms caches and pages */
       double t0, t;
       if (r && b->cold) ms_evict(b, s);
-      t0 = ms_now_ns();
+      t0 = kfi_now_ns();
       if (kfg_families[v->family].exec(v, ins, outs, b->ptr[s][b->nin + b->nout], NULL) != KF_OK) return -1;
-      t = ms_now_ns() - t0;
+      t = kfi_now_ns() - t0;
       if (!r && limit > 0 && t > 8 * limit) return t; /* the warm-up alone: far slower */
       if (r && (best < 0 || t < best)) best = t;
       if (r >= 2 && limit > 0 && total + best > 1.5 * limit) return total + best;
-      if (r >= b->min_reps && ms_now_ns() - b->start > b->budget) break;
+      if (r >= b->min_reps && kfi_now_ns() - b->start > b->budget) break;
     }
     total += best;
   }
@@ -213,7 +213,7 @@ static double ms_time_variant(ms_bench *b, const kfi_plan *v, double limit) {
    more than the noise), while the budget lasts. */
 static void ms_search_kernels(ms_bench *b, const kfi_plan *p, const kf_plan_options *opt, kfi_plan *best, double *tbest) {
   int i;
-  for (i = 0; i < kfg_registry_count && ms_now_ns() - b->start < b->budget; i++) {
+  for (i = 0; i < kfg_registry_count && kfi_now_ns() - b->start < b->budget; i++) {
     kfi_plan v;
     double t;
     if (&kfg_registry[i] == best->kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
@@ -227,7 +227,7 @@ static void ms_search_choices(ms_bench *b, const int *idx, int nc, kfi_plan *bes
   int j, k;
   for (j = 0; j < nc; j++) {
     const kfi_choice_def *c = &kfi_choices[idx[j]];
-    for (k = 0; k < c->num_values && ms_now_ns() - b->start < b->budget; k++) {
+    for (k = 0; k < c->num_values && kfi_now_ns() - b->start < b->budget; k++) {
       kfi_plan v;
       double t;
       if (c->values[k] == kfi_choice_get(best, c)) continue;
@@ -261,7 +261,7 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
     kfi_use_kernel(&v, &kfg_registry[i]);
     ms_scratch_of_all(&b, &v, idx, nc, 0);
   }
-  b.start = ms_now_ns();
+  b.start = kfi_now_ns();
   best.magic = KFI_PLAN_MAGIC;
   if ((cold && !ms_cold_setup(&b)) || !ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best, -1)) < 0) {
     ms_teardown(&b);

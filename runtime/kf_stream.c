@@ -88,17 +88,11 @@ kf_status kfi_check_stream_env(kf_error *err) {
 #define KFI_STREAM_ROUNDS 5        /* at most; best of each kind */
 #define KFI_STREAM_BUDGET_NS 2e6   /* no round starts after it (two at least) */
 
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /* dst = src + 1, whole 64-byte lines, stored through the cache or around
    it; returns the time it took. */
 static double copy_lines(float *dst, const float *src, size_t n, int stream) {
   const __m128 one = _mm_set1_ps(1.0f);
-  const double t0 = now_ns();
+  const double t0 = kfi_now_ns();
   size_t i;
   if (stream) {
     for (i = 0; i < n; i += 16) {
@@ -116,7 +110,7 @@ static double copy_lines(float *dst, const float *src, size_t n, int stream) {
       _mm_store_ps(dst + i + 12, _mm_add_ps(_mm_load_ps(src + i + 12), one));
     }
   }
-  return now_ns() - t0;
+  return kfi_now_ns() - t0;
 }
 
 /* Times an ordinary and a streamed copy of one size class into a warm
@@ -124,7 +118,7 @@ static double copy_lines(float *dst, const float *src, size_t n, int stream) {
    run). 0 when nothing could be timed (no memory). */
 static int measure(const kfi_caches *c, double *t_plain, double *t_stream, double *cost_ns) {
   const size_t bytes = (size_t)class_bytes(c), huge = (size_t)2 << 20;
-  const double start = now_ns();
+  const double start = kfi_now_ns();
   unsigned char *map, *base;
   float *src, *dst;
   int r;
@@ -143,12 +137,12 @@ static int measure(const kfi_caches *c, double *t_plain, double *t_stream, doubl
     const double tp = copy_lines(dst, src, bytes / 4, 0), ts = copy_lines(dst, src, bytes / 4, 1);
     if (*t_plain < 0 || tp < *t_plain) *t_plain = tp;
     if (*t_stream < 0 || ts < *t_stream) *t_stream = ts;
-    if (r >= 1 && now_ns() - start > KFI_STREAM_BUDGET_NS) break;
+    if (r >= 1 && kfi_now_ns() - start > KFI_STREAM_BUDGET_NS) break;
     if (*t_stream > 2 * KFI_STREAM_RATIO * *t_plain) break; /* a clear loss: done */
     copy_lines(dst, src, bytes / 4, 0); /* the destination warm again */
   }
   munmap(map, 2 * bytes + huge);
-  *cost_ns = now_ns() - start;
+  *cost_ns = kfi_now_ns() - start;
   return 1;
 }
 

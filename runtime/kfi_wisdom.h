@@ -57,5 +57,9 @@ void kfi_plan_rule_stream(kfi_plan *p, const kf_plan_options *opt);
    (kf_measure.c); the rule's variant stays unless one beats it beyond noise.
    cold: the call's buffers are evicted from the caches before each timed run. */
 kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err);
+#if KFI_HAS_OS
+/* CLOCK_MONOTONIC in ns (kf_measure.c): what measuring and kf_stream.c time by. */
+double kfi_now_ns(void);
+#endif
 
 #endif
