@@ -24,12 +24,4 @@ typedef struct kfi_bngrad_args {
   int64_t columns;               /* 1: few rows, and channels first, may run by channel blocks (the rules), 0: never */
 } kfi_bngrad_args;
 
-/* A prefetch of the line holding p for reading (a hint: harmless past a
-   tensor's end; nothing where the compiler has no builtin). */
-#if defined(__GNUC__)
-#define KFI_BNGRAD_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 3)
-#else
-#define KFI_BNGRAD_PREFETCH(p) ((void)(p))
-#endif
-
 #endif

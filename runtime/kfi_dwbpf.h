@@ -48,14 +48,6 @@
 #define KFI_NOINLINE
 #endif
 
-/* Prefetch for reading the element n past p (formed as an integer: it may
-   lie past the tensor's end, where the hint is harmless). */
-#if defined(__GNUC__)
-#define KFI_PREFETCH(p, n) __builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(n) * sizeof *(p)), 0, 3)
-#else
-#define KFI_PREFETCH(p, n) ((void)(p), (void)(n))
-#endif
-
 typedef struct kfi_dwbpf_args {
   int64_t n, h, w, c, m, oh, ow;
   int64_t kh, kw, sh, sw, dh, dw;

@@ -39,6 +39,18 @@ static inline void kfi_parallel_for(const kfi_par *p, void (*task)(void *ctx, si
   for (i = 0; i < n; i++) task(ctx, i);
 }
 
+/* Read hints, harmless past a tensor's end: the line at address a (an
+   integer) into every cache level, or into the L2 and out; the element n
+   past p (formed as an integer) into every level. */
+#if defined(__GNUC__)
+#define KFI_PREFETCH_LINE(a) __builtin_prefetch((const void *)(uintptr_t)(a), 0, 3)
+#define KFI_PREFETCH_L2(a) __builtin_prefetch((const void *)(uintptr_t)(a), 0, 2)
+#else
+#define KFI_PREFETCH_LINE(a) ((void)(a))
+#define KFI_PREFETCH_L2(a) ((void)(a))
+#endif
+#define KFI_PREFETCH(p, n) KFI_PREFETCH_LINE((uintptr_t)(p) + (uintptr_t)(n) * sizeof *(p))
+
 /* ---- IEEE half <-> float, round to nearest even (portable) ---- */
 static inline float kfi_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;

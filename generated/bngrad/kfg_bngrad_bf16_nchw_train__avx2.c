@@ -705,7 +705,7 @@ static void kfg_bngrad_bf16_nchw_train__avx2_channel_blocks(void *ctx, size_t i)
   for (n = 0; n < N; n++) {
     if (n + 1 < N) { /* the next image's run starts far away: its first lines now, before the prefetchers learn it */
       const char *ny = (const char *)(t->dy + ((n + 1) * C + c0) * t->S), *nx = (const char *)(t->x + ((n + 1) * C + c0) * t->S);
-      for (j = 0; j < ahead; j += 64) KFI_BNGRAD_PREFETCH(ny + j), KFI_BNGRAD_PREFETCH(nx + j);
+      for (j = 0; j < ahead; j += 64) KFI_PREFETCH_LINE(ny + j), KFI_PREFETCH_LINE(nx + j);
     }
     for (c = c0; c < c1; c++) kfg_bngrad_bf16_nchw_train__avx2_plane_sums(t, n * C + c, &t->part[3 * (n * C + c)]);
   }

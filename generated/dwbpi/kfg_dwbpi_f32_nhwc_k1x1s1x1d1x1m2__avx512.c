@@ -41,12 +41,6 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_scratch(const void *args) {
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_NOINLINE
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_INLINE
 #endif
-/* a read hint for the line at address p (an integer), into the L2 */
-#if defined(__GNUC__)
-#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 2)
-#else
-#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_PREFETCH(p) ((void)(p))
-#endif
 
 /* The dy lines a row reads ahead, [p, end), handed out a few per interior
    block so that they arrive while the row computes and take little of the
@@ -57,7 +51,7 @@ typedef struct kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_ahead {
 
 /* Prefetches n lines of r (n < 0: all that are left). */
 static inline void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_read_some(kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_ahead *r, int64_t n) {
-  for (; n && r->p < r->end; n--, r->p += 64) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_PREFETCH(r->p);
+  for (; n && r->p < r->end; n--, r->p += 64) KFI_PREFETCH_L2(r->p);
 }
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
