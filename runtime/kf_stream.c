@@ -6,8 +6,9 @@
 ** needs it: a copy into a warm buffer of twice the L2, ordinary against
 ** streamed. Kernels write at most half as fast as a copy, so where the
 ** streamed copy takes at most twice the ordinary one, streamed stores keep
-** up with a kernel and leave the caches to its inputs: outputs from four
-** L2s stream (docs/tuning.md, "Streaming stores: measured once per CPU").
+** up with a kernel and leave the caches to its inputs: outputs from the
+** measured size, two L2s, on stream (docs/tuning.md, "Streaming stores:
+** measured once per CPU").
 ** KFORGE_STREAM overrides it. Without an OS or outside x86-64 (the only
 ** kernels that stream) nothing is measured: a quarter of the LLC.
 */
@@ -35,11 +36,12 @@ static int64_t class_bytes(const kfi_caches *c) {
   return s <= KFI_STREAM_CLASS_MAX ? s : 0;
 }
 
-/* Where streaming pays, outputs from twice the class stream (four L2s):
-   below that, on Zen 5, batch norm's small NCHW planes lost more (3.2 MB,
-   1.24x slower streamed) than the other kernels gained (up to 7%). */
+/* Where streaming pays, outputs from the class on stream (two L2s): the
+   size the verdict was measured at. Kernels whose stores would mix streamed
+   and plain lines (batch norm's short NCHW planes) keep to plain stores
+   whatever the threshold. */
 int64_t kfi_stream_threshold(const kfi_caches *c, int pays) {
-  const int64_t s = 2 * class_bytes(c);
+  const int64_t s = class_bytes(c);
   return pays && s && s < c->llc / 4 ? s : c->llc / 4;
 }
 
@@ -194,7 +196,7 @@ int kfi_stream_calibration(double *t_plain, double *t_stream, double *cost_ns) {
 int64_t kfi_stream_warm(const kfi_caches *c) {
   const char *text;
   const int64_t e = stream_env(&text);
-  const int64_t s = 2 * class_bytes(c);
+  const int64_t s = class_bytes(c);
   if (e > 0) return e;
   if (!s || s >= c->llc / 4) return c->llc / 4; /* nothing to decide: no measuring */
   return kfi_stream_threshold(c, verdict_of(c) == 1);

@@ -179,9 +179,9 @@ int64_t kfi_stream_bytes(const kfi_caches *c, int fresh);
 /* kf_stream.c: the rule's warm threshold on this CPU: KFORGE_STREAM, else
    kfi_stream_threshold(c, streaming pays), measured once per process. */
 int64_t kfi_stream_warm(const kfi_caches *c);
-/* Four times the L2 (up to 16 MiB) where streamed stores over warm lines
-   cost at most twice ordinary ones (kfi_stream_pays), else a quarter of
-   the LLC. */
+/* Twice the L2 (512 KiB to 8 MiB: the size measured) where streamed
+   stores over warm lines cost at most twice ordinary ones
+   (kfi_stream_pays), else a quarter of the LLC. */
 int64_t kfi_stream_threshold(const kfi_caches *c, int pays);
 int kfi_stream_pays(double t_plain, double t_stream);
 /* The measurement's figures (ns) and verdict: 0 not measured, 1 streaming

@@ -346,10 +346,10 @@ static void stream_threshold(void) {
     th_check(kfi_stream_pays(verdicts[i].plain, verdicts[i].streamed) == verdicts[i].pays,
              "streamed %g ns against ordinary %g ns: streaming %s", verdicts[i].streamed, verdicts[i].plain,
              verdicts[i].pays ? "pays" : "does not pay");
-  th_check(kfi_stream_threshold(&zen5, 1) == 4 << 20 && kfi_stream_threshold(&zen5, 0) == 8 << 20,
-           "1M L2, 32M LLC: from 4 MiB where streaming pays, else 8 MiB");
-  th_check(kfi_stream_threshold(&emr, 1) == 8 << 20 && kfi_stream_threshold(&emr, 0) == (int64_t)75 << 20,
-           "2M L2, 300M LLC: from 8 MiB where streaming pays, else 75 MiB");
+  th_check(kfi_stream_threshold(&zen5, 1) == 2 << 20 && kfi_stream_threshold(&zen5, 0) == 8 << 20,
+           "1M L2, 32M LLC: from 2 MiB where streaming pays, else 8 MiB");
+  th_check(kfi_stream_threshold(&emr, 1) == 4 << 20 && kfi_stream_threshold(&emr, 0) == (int64_t)75 << 20,
+           "2M L2, 300M LLC: from 4 MiB where streaming pays, else 75 MiB");
   th_check(kfi_stream_threshold(&tiny, 1) == 16 << 10 && kfi_stream_threshold(&big_l2, 1) == 16 << 20,
            "never above a quarter of the LLC (64K LLC: 16 KiB; 16M L2, 64M LLC: 16 MiB)");
 

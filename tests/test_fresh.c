@@ -107,7 +107,7 @@ static void check_call(call *k, const char *what) {
     return;
   kfi_cpu_caches(&c);
   warm = kfi_stream_warm(&c);
-  th_check(warm == LLC / 4 || warm == 4 * L2, "the warm threshold: a quarter of the LLC or four L2s (%lld)",
+  th_check(warm == LLC / 4 || warm == 2 * L2, "the warm threshold: a quarter of the LLC or two L2s (%lld)",
            (long long)warm);
   th_check(stream_of(&pn) == warm && stream_of(&p0) == warm,
            "no options and a zeroed struct: stream from the warm threshold (%lld, %lld)", (long long)stream_of(&pn),

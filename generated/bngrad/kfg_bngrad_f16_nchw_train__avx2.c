@@ -62,8 +62,13 @@ static int64_t kfg_bngrad_f16_nchw_train__avx2_planes_per_task(const kfi_bngrad_
 
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f16_nchw_train__avx2_sweeps(const kfi_bngrad_args *a) {
+  /* Or where the tiles' L1 sub-blocks hold under eight rows (each tile
+     then reloads its sums every few rows) while the sweep's L1-resident
+     arrays, 3 sums and 2 coefficients a channel, fit half the L1d */
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
-  return a->c > 2 * 2 * KV_W && 2 * set > a->cache.llc;
+  const int64_t sub = a->cache.l1d / 8 / a->c;
+  const int wide = sub < 8 && (3 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
+  return a->c > 2 * 2 * KV_W && (2 * set > a->cache.llc || wide);
 }
 
 /* Channels per block of the few-rows plan (training over rows), or 0 for
@@ -728,6 +733,11 @@ static void kfg_bngrad_f16_nchw_train__avx2_store_plan(kfg_bngrad_f16_nchw_train
   t->peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
             (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
   t->stream = KV_HAS_STREAM && t->peel && (a->n * a->s * a->c) * (int64_t)sizeof(uint16_t) >= a->cache.stream;
+  /* and planes of at least 16 lines: a plane shares its end lines with its
+     neighbours, stored plainly, and lines streamed and stored between
+     visits cost more than streaming saves (NCHW 14x14 f32 planes, 12 lines:
+     1.2-1.3x slower streamed on Zen 5) */
+  t->stream = t->stream && (!planes || a->s * (int64_t)sizeof(uint16_t) >= 1024);
 }
 
 void kfg_bngrad_f16_nchw_train__avx2(const void *args, const kfi_par *par) {

@@ -125,7 +125,7 @@ return {
     TASK = 0,           -- elements per task (both passes), fixed per plan, so sums never depend on threads (0: L2 / 8)
     PAR_MIN = 262144,   -- fewer elements than this: tasks run on the calling thread
     NT_MIN = 0,         -- x_backprop bytes from which pass 2 uses streaming stores (0: a quarter of the LLC)
-    SWEEP = 1,          -- channels last, C wider than two register tiles: pass 1 sweeps whole rows when the data exceed half the LLC
+    SWEEP = 1,          -- channels last, C wider than two register tiles: pass 1 sweeps whole rows when the data exceed half the LLC, or when L1 sub-blocks hold under 8 rows and the sweep's sums fit half the L1d
   },
 
   -- Tunable params (docs/tuning.md): every value is correct; tools/tune.lua
@@ -140,7 +140,7 @@ return {
     { name = "NT_MIN", tag = "nt", values = { 0, 1048576, 8388608, 1073741824 },
       doc = "x_backprop bytes from which pass 2 streams its stores (0: the cache rule, a quarter of the last-level cache; 1 GiB: never)" },
     { name = "SWEEP", tag = "w", values = { 0, 1, 2 },
-      doc = "pass 1 over rows wider than a register tile: channel tiles down L1_ELEMS sub-blocks (0), whole rows with the sums in L1 (2), or whole rows when C is wider than two tiles and dy, x and dx exceed half the last-level cache (1)" },
+      doc = "pass 1 over rows wider than a register tile: channel tiles down L1_ELEMS sub-blocks (0), whole rows with the sums in L1 (2), or whole rows when C is wider than two tiles and dy, x and dx exceed half the last-level cache or the L1 sub-blocks hold under 8 rows while the sums fit half the L1d (1)" },
   },
 
   -- The family's hand-written files (the build and the tools list them from here).
