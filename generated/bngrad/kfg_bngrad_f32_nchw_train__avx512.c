@@ -62,12 +62,14 @@ static int64_t kfg_bngrad_f32_nchw_train__avx512_planes_per_task(const kfi_bngra
 
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f32_nchw_train__avx512_sweeps(const kfi_bngrad_args *a) {
-  /* Or where the tiles' L1 sub-blocks hold under eight rows (each tile
-     then reloads its sums every few rows) while the sweep's L1-resident
-     arrays, 3 sums and 2 coefficients a channel, fit half the L1d */
+  /* Or, with line-wide float vectors, where the tiles' L1 sub-blocks hold under
+     eight rows (each tile then reloads its sums every few rows) while the
+     sweep's L1-resident arrays, 3 sums and 2 coefficients a channel,
+     fit half the L1d. Half-line vectors load and store the sums twice as
+     often: there the tiles stay faster (docs/performance.md). */
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(float); /* dy, x, dx */
   const int64_t sub = a->cache.l1d / 8 / a->c;
-  const int wide = sub < 8 && (3 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
+  const int wide = KV_W * sizeof(float) >= 64 && sub < 8 && (3 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
   return a->c > 2 * 4 * KV_W && (2 * set > a->cache.llc || wide);
 }
 
