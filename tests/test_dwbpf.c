@@ -16,7 +16,9 @@
 **     library) only these;
 **   - default selection picks a specialized kernel for its configuration;
 **   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K),
-**     and for KFORGE_L1D=1K and 1G (NHWC: the wide walker never / always);
+**     and for KFORGE_L1D=1K, 8K and 1G (NHWC: the wide walker never /
+**     always; the sweep of short rows never, in chunks of a few vectors,
+**     in one chunk);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -522,24 +524,30 @@ static void test_determinism(void) {
     llc_small(1); /* the prefetching walkers (NHWC SIMD) */
     determinism_one(&d, kf_kernel_name(i));
     llc_small(0);
-    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G): the same sums */
-      void *a = NULL, *b = NULL;
+    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G), the sweep
+                      (rows of 29 cols) never, in chunks of 8 channels (8K) and
+                      in one chunk (1G): the same sums */
+      void *a = NULL, *b = NULL, *c = NULL;
       kf_plan_options o;
       char what[320];
+      size_t bytes;
       memset(&o, 0, sizeof o);
       o.kernel = kf_kernel_name(i);
       d.c = 100; /* several wide groups of channel vectors, and a tail */
+      bytes = (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T);
       describe(&d, what, sizeof what);
       l1d_as("1K");
       run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
+      l1d_as("8K");
+      run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
       l1d_as("1G");
       run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
       l1d_as(NULL);
-      if (a && b)
-        th_check(memcmp(a, b, (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T)) == 0,
-                 "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
       free(a);
       free(b);
+      free(c);
     }
   }
 }

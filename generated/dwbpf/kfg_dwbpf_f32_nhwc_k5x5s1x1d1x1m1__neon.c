@@ -12,6 +12,397 @@ size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
 #define KV_T KV_T_F32
 #include "kfi_simd_neon.h"
 
+/* the sweep: rows [r0, r1), cols [c0, c1) of channels [ch0, ch1) (whole
+   vectors), chunk channels at a time (a multiple of 4, at most
+   KFI_DWBPF_SWEEP_MAX); the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_sweep(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t ch0,
+                                    int64_t ch1, int64_t chunk, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
+     steady to se, ramp out to ixe */
+  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+  const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
+  _Alignas(64) float buf[25 * KFI_DWBPF_SWEEP_MAX]; /* tap t's sums of the chunk from t * chunk */
+  int64_t cb;
+  for (cb = ch0; cb < ch1; cb += chunk) {
+    const int64_t n = cb + chunk < ch1 ? chunk : ch1 - cb;
+    int64_t r, b = r0 / OH, oy = r0 % OH, i, t;
+    for (i = 0; i < 25 * chunk; i++) buf[i] = 0;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const float *gr = dy + r * a->ow * C + cb;
+      unsigned vm = 0;
+      int64_t ch;
+      const float *xr0 = x;
+      const float *xr1 = x;
+      const float *xr2 = x;
+      const float *xr3 = x;
+      const float *xr4 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        xr0 = x + ((b * H + iy0 + 0) * W) * C + cb;
+        vm |= 1u;
+      }
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        xr1 = x + ((b * H + iy0 + 1) * W) * C + cb;
+        vm |= 2u;
+      }
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        xr2 = x + ((b * H + iy0 + 2) * W) * C + cb;
+        vm |= 4u;
+      }
+      if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+        xr3 = x + ((b * H + iy0 + 3) * W) * C + cb;
+        vm |= 8u;
+      }
+      if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+        xr4 = x + ((b * H + iy0 + 4) * W) * C + cb;
+        vm |= 16u;
+      }
+      for (ch = 0; ch < n; ch += 4) {
+        const float *g = gr + ch;
+        const float *x0 = xr0 + ch;
+        const float *x1 = xr1 + ch;
+        const float *x2 = xr2 + ch;
+        const float *x3 = xr3 + ch;
+        const float *x4 = xr4 + ch;
+        kv_f s0_0 = kv_ldf(buf + 0 * chunk + ch);
+        kv_f s0_1 = kv_ldf(buf + 1 * chunk + ch);
+        kv_f s0_2 = kv_ldf(buf + 2 * chunk + ch);
+        kv_f s0_3 = kv_ldf(buf + 3 * chunk + ch);
+        kv_f s0_4 = kv_ldf(buf + 4 * chunk + ch);
+        kv_f s1_0 = kv_ldf(buf + 5 * chunk + ch);
+        kv_f s1_1 = kv_ldf(buf + 6 * chunk + ch);
+        kv_f s1_2 = kv_ldf(buf + 7 * chunk + ch);
+        kv_f s1_3 = kv_ldf(buf + 8 * chunk + ch);
+        kv_f s1_4 = kv_ldf(buf + 9 * chunk + ch);
+        kv_f s2_0 = kv_ldf(buf + 10 * chunk + ch);
+        kv_f s2_1 = kv_ldf(buf + 11 * chunk + ch);
+        kv_f s2_2 = kv_ldf(buf + 12 * chunk + ch);
+        kv_f s2_3 = kv_ldf(buf + 13 * chunk + ch);
+        kv_f s2_4 = kv_ldf(buf + 14 * chunk + ch);
+        kv_f s3_0 = kv_ldf(buf + 15 * chunk + ch);
+        kv_f s3_1 = kv_ldf(buf + 16 * chunk + ch);
+        kv_f s3_2 = kv_ldf(buf + 17 * chunk + ch);
+        kv_f s3_3 = kv_ldf(buf + 18 * chunk + ch);
+        kv_f s3_4 = kv_ldf(buf + 19 * chunk + ch);
+        kv_f s4_0 = kv_ldf(buf + 20 * chunk + ch);
+        kv_f s4_1 = kv_ldf(buf + 21 * chunk + ch);
+        kv_f s4_2 = kv_ldf(buf + 22 * chunk + ch);
+        kv_f s4_3 = kv_ldf(buf + 23 * chunk + ch);
+        kv_f s4_4 = kv_ldf(buf + 24 * chunk + ch);
+        int64_t ix = ixa;
+        if (vm == 31u) { /* every filter row exists */
+          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+              s3_0 = kv_fma(kv_ld(x3 + ix * C), gv, s3_0);
+              s4_0 = kv_fma(kv_ld(x4 + ix * C), gv, s4_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+              s3_1 = kv_fma(kv_ld(x3 + ix * C), gv, s3_1);
+              s4_1 = kv_fma(kv_ld(x4 + ix * C), gv, s4_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+              s3_2 = kv_fma(kv_ld(x3 + ix * C), gv, s3_2);
+              s4_2 = kv_fma(kv_ld(x4 + ix * C), gv, s4_2);
+            }
+            if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 3) * C);
+              s0_3 = kv_fma(kv_ld(x0 + ix * C), gv, s0_3);
+              s1_3 = kv_fma(kv_ld(x1 + ix * C), gv, s1_3);
+              s2_3 = kv_fma(kv_ld(x2 + ix * C), gv, s2_3);
+              s3_3 = kv_fma(kv_ld(x3 + ix * C), gv, s3_3);
+              s4_3 = kv_fma(kv_ld(x4 + ix * C), gv, s4_3);
+            }
+            if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 4) * C);
+              s0_4 = kv_fma(kv_ld(x0 + ix * C), gv, s0_4);
+              s1_4 = kv_fma(kv_ld(x1 + ix * C), gv, s1_4);
+              s2_4 = kv_fma(kv_ld(x2 + ix * C), gv, s2_4);
+              s3_4 = kv_fma(kv_ld(x3 + ix * C), gv, s3_4);
+              s4_4 = kv_fma(kv_ld(x4 + ix * C), gv, s4_4);
+            }
+          }
+          if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
+            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
+            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
+            kv_f gq3 = kv_ld(g + (ix + PL - 3) * C);
+            kv_f gq4 = kv_ld(g + (ix + PL - 4) * C);
+            for (; ix < se; ix++) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              {
+                const kv_f xv = kv_ld(x0 + ix * C);
+                s0_0 = kv_fma(xv, gv, s0_0);
+                s0_1 = kv_fma(xv, gq1, s0_1);
+                s0_2 = kv_fma(xv, gq2, s0_2);
+                s0_3 = kv_fma(xv, gq3, s0_3);
+                s0_4 = kv_fma(xv, gq4, s0_4);
+              }
+              {
+                const kv_f xv = kv_ld(x1 + ix * C);
+                s1_0 = kv_fma(xv, gv, s1_0);
+                s1_1 = kv_fma(xv, gq1, s1_1);
+                s1_2 = kv_fma(xv, gq2, s1_2);
+                s1_3 = kv_fma(xv, gq3, s1_3);
+                s1_4 = kv_fma(xv, gq4, s1_4);
+              }
+              {
+                const kv_f xv = kv_ld(x2 + ix * C);
+                s2_0 = kv_fma(xv, gv, s2_0);
+                s2_1 = kv_fma(xv, gq1, s2_1);
+                s2_2 = kv_fma(xv, gq2, s2_2);
+                s2_3 = kv_fma(xv, gq3, s2_3);
+                s2_4 = kv_fma(xv, gq4, s2_4);
+              }
+              {
+                const kv_f xv = kv_ld(x3 + ix * C);
+                s3_0 = kv_fma(xv, gv, s3_0);
+                s3_1 = kv_fma(xv, gq1, s3_1);
+                s3_2 = kv_fma(xv, gq2, s3_2);
+                s3_3 = kv_fma(xv, gq3, s3_3);
+                s3_4 = kv_fma(xv, gq4, s3_4);
+              }
+              {
+                const kv_f xv = kv_ld(x4 + ix * C);
+                s4_0 = kv_fma(xv, gv, s4_0);
+                s4_1 = kv_fma(xv, gq1, s4_1);
+                s4_2 = kv_fma(xv, gq2, s4_2);
+                s4_3 = kv_fma(xv, gq3, s4_3);
+                s4_4 = kv_fma(xv, gq4, s4_4);
+              }
+              gq4 = gq3;
+              gq3 = gq2;
+              gq2 = gq1;
+              gq1 = gv;
+            }
+          }
+          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+              s3_0 = kv_fma(kv_ld(x3 + ix * C), gv, s3_0);
+              s4_0 = kv_fma(kv_ld(x4 + ix * C), gv, s4_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+              s3_1 = kv_fma(kv_ld(x3 + ix * C), gv, s3_1);
+              s4_1 = kv_fma(kv_ld(x4 + ix * C), gv, s4_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+              s3_2 = kv_fma(kv_ld(x3 + ix * C), gv, s3_2);
+              s4_2 = kv_fma(kv_ld(x4 + ix * C), gv, s4_2);
+            }
+            if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 3) * C);
+              s0_3 = kv_fma(kv_ld(x0 + ix * C), gv, s0_3);
+              s1_3 = kv_fma(kv_ld(x1 + ix * C), gv, s1_3);
+              s2_3 = kv_fma(kv_ld(x2 + ix * C), gv, s2_3);
+              s3_3 = kv_fma(kv_ld(x3 + ix * C), gv, s3_3);
+              s4_3 = kv_fma(kv_ld(x4 + ix * C), gv, s4_3);
+            }
+            if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 4) * C);
+              s0_4 = kv_fma(kv_ld(x0 + ix * C), gv, s0_4);
+              s1_4 = kv_fma(kv_ld(x1 + ix * C), gv, s1_4);
+              s2_4 = kv_fma(kv_ld(x2 + ix * C), gv, s2_4);
+              s3_4 = kv_fma(kv_ld(x3 + ix * C), gv, s3_4);
+              s4_4 = kv_fma(kv_ld(x4 + ix * C), gv, s4_4);
+            }
+          }
+        } else { /* a row with missing filter rows */
+          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+              if (vm & 8u) s3_0 = kv_fma(kv_ld(x3 + ix * C), gv, s3_0);
+              if (vm & 16u) s4_0 = kv_fma(kv_ld(x4 + ix * C), gv, s4_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+              if (vm & 8u) s3_1 = kv_fma(kv_ld(x3 + ix * C), gv, s3_1);
+              if (vm & 16u) s4_1 = kv_fma(kv_ld(x4 + ix * C), gv, s4_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+              if (vm & 8u) s3_2 = kv_fma(kv_ld(x3 + ix * C), gv, s3_2);
+              if (vm & 16u) s4_2 = kv_fma(kv_ld(x4 + ix * C), gv, s4_2);
+            }
+            if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 3) * C);
+              if (vm & 1u) s0_3 = kv_fma(kv_ld(x0 + ix * C), gv, s0_3);
+              if (vm & 2u) s1_3 = kv_fma(kv_ld(x1 + ix * C), gv, s1_3);
+              if (vm & 4u) s2_3 = kv_fma(kv_ld(x2 + ix * C), gv, s2_3);
+              if (vm & 8u) s3_3 = kv_fma(kv_ld(x3 + ix * C), gv, s3_3);
+              if (vm & 16u) s4_3 = kv_fma(kv_ld(x4 + ix * C), gv, s4_3);
+            }
+            if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 4) * C);
+              if (vm & 1u) s0_4 = kv_fma(kv_ld(x0 + ix * C), gv, s0_4);
+              if (vm & 2u) s1_4 = kv_fma(kv_ld(x1 + ix * C), gv, s1_4);
+              if (vm & 4u) s2_4 = kv_fma(kv_ld(x2 + ix * C), gv, s2_4);
+              if (vm & 8u) s3_4 = kv_fma(kv_ld(x3 + ix * C), gv, s3_4);
+              if (vm & 16u) s4_4 = kv_fma(kv_ld(x4 + ix * C), gv, s4_4);
+            }
+          }
+          if (ix < se) { /* steady: every tap col; dy of the last 4 out cols kept */
+            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
+            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
+            kv_f gq3 = kv_ld(g + (ix + PL - 3) * C);
+            kv_f gq4 = kv_ld(g + (ix + PL - 4) * C);
+            for (; ix < se; ix++) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) {
+                const kv_f xv = kv_ld(x0 + ix * C);
+                s0_0 = kv_fma(xv, gv, s0_0);
+                s0_1 = kv_fma(xv, gq1, s0_1);
+                s0_2 = kv_fma(xv, gq2, s0_2);
+                s0_3 = kv_fma(xv, gq3, s0_3);
+                s0_4 = kv_fma(xv, gq4, s0_4);
+              }
+              if (vm & 2u) {
+                const kv_f xv = kv_ld(x1 + ix * C);
+                s1_0 = kv_fma(xv, gv, s1_0);
+                s1_1 = kv_fma(xv, gq1, s1_1);
+                s1_2 = kv_fma(xv, gq2, s1_2);
+                s1_3 = kv_fma(xv, gq3, s1_3);
+                s1_4 = kv_fma(xv, gq4, s1_4);
+              }
+              if (vm & 4u) {
+                const kv_f xv = kv_ld(x2 + ix * C);
+                s2_0 = kv_fma(xv, gv, s2_0);
+                s2_1 = kv_fma(xv, gq1, s2_1);
+                s2_2 = kv_fma(xv, gq2, s2_2);
+                s2_3 = kv_fma(xv, gq3, s2_3);
+                s2_4 = kv_fma(xv, gq4, s2_4);
+              }
+              if (vm & 8u) {
+                const kv_f xv = kv_ld(x3 + ix * C);
+                s3_0 = kv_fma(xv, gv, s3_0);
+                s3_1 = kv_fma(xv, gq1, s3_1);
+                s3_2 = kv_fma(xv, gq2, s3_2);
+                s3_3 = kv_fma(xv, gq3, s3_3);
+                s3_4 = kv_fma(xv, gq4, s3_4);
+              }
+              if (vm & 16u) {
+                const kv_f xv = kv_ld(x4 + ix * C);
+                s4_0 = kv_fma(xv, gv, s4_0);
+                s4_1 = kv_fma(xv, gq1, s4_1);
+                s4_2 = kv_fma(xv, gq2, s4_2);
+                s4_3 = kv_fma(xv, gq3, s4_3);
+                s4_4 = kv_fma(xv, gq4, s4_4);
+              }
+              gq4 = gq3;
+              gq3 = gq2;
+              gq2 = gq1;
+              gq1 = gv;
+            }
+          }
+          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+              if (vm & 8u) s3_0 = kv_fma(kv_ld(x3 + ix * C), gv, s3_0);
+              if (vm & 16u) s4_0 = kv_fma(kv_ld(x4 + ix * C), gv, s4_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+              if (vm & 8u) s3_1 = kv_fma(kv_ld(x3 + ix * C), gv, s3_1);
+              if (vm & 16u) s4_1 = kv_fma(kv_ld(x4 + ix * C), gv, s4_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+              if (vm & 8u) s3_2 = kv_fma(kv_ld(x3 + ix * C), gv, s3_2);
+              if (vm & 16u) s4_2 = kv_fma(kv_ld(x4 + ix * C), gv, s4_2);
+            }
+            if (ix + PL - 3 >= c0 && ix + PL - 3 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 3) * C);
+              if (vm & 1u) s0_3 = kv_fma(kv_ld(x0 + ix * C), gv, s0_3);
+              if (vm & 2u) s1_3 = kv_fma(kv_ld(x1 + ix * C), gv, s1_3);
+              if (vm & 4u) s2_3 = kv_fma(kv_ld(x2 + ix * C), gv, s2_3);
+              if (vm & 8u) s3_3 = kv_fma(kv_ld(x3 + ix * C), gv, s3_3);
+              if (vm & 16u) s4_3 = kv_fma(kv_ld(x4 + ix * C), gv, s4_3);
+            }
+            if (ix + PL - 4 >= c0 && ix + PL - 4 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 4) * C);
+              if (vm & 1u) s0_4 = kv_fma(kv_ld(x0 + ix * C), gv, s0_4);
+              if (vm & 2u) s1_4 = kv_fma(kv_ld(x1 + ix * C), gv, s1_4);
+              if (vm & 4u) s2_4 = kv_fma(kv_ld(x2 + ix * C), gv, s2_4);
+              if (vm & 8u) s3_4 = kv_fma(kv_ld(x3 + ix * C), gv, s3_4);
+              if (vm & 16u) s4_4 = kv_fma(kv_ld(x4 + ix * C), gv, s4_4);
+            }
+          }
+        }
+        kv_stf(buf + 0 * chunk + ch, s0_0);
+        kv_stf(buf + 1 * chunk + ch, s0_1);
+        kv_stf(buf + 2 * chunk + ch, s0_2);
+        kv_stf(buf + 3 * chunk + ch, s0_3);
+        kv_stf(buf + 4 * chunk + ch, s0_4);
+        kv_stf(buf + 5 * chunk + ch, s1_0);
+        kv_stf(buf + 6 * chunk + ch, s1_1);
+        kv_stf(buf + 7 * chunk + ch, s1_2);
+        kv_stf(buf + 8 * chunk + ch, s1_3);
+        kv_stf(buf + 9 * chunk + ch, s1_4);
+        kv_stf(buf + 10 * chunk + ch, s2_0);
+        kv_stf(buf + 11 * chunk + ch, s2_1);
+        kv_stf(buf + 12 * chunk + ch, s2_2);
+        kv_stf(buf + 13 * chunk + ch, s2_3);
+        kv_stf(buf + 14 * chunk + ch, s2_4);
+        kv_stf(buf + 15 * chunk + ch, s3_0);
+        kv_stf(buf + 16 * chunk + ch, s3_1);
+        kv_stf(buf + 17 * chunk + ch, s3_2);
+        kv_stf(buf + 18 * chunk + ch, s3_3);
+        kv_stf(buf + 19 * chunk + ch, s3_4);
+        kv_stf(buf + 20 * chunk + ch, s4_0);
+        kv_stf(buf + 21 * chunk + ch, s4_1);
+        kv_stf(buf + 22 * chunk + ch, s4_2);
+        kv_stf(buf + 23 * chunk + ch, s4_3);
+        kv_stf(buf + 24 * chunk + ch, s4_4);
+      }
+    }
+    for (t = 0; t < 25; t++)
+      for (i = 0; i < n; i++) part[t * C + cb + i] += buf[t * chunk + i];
+  }
+}
+
 /* pass 1 (filter rows 0, 1, 2, 3, 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
@@ -48,6 +439,11 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
   (void)nl;
   (void)lo; /* every col by input col: no separate border cols */
   (void)hi;
+  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
+     steady to se, ramp out to ixe (the same for every row: set once) */
+  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+  const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -82,9 +478,6 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
-      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
-      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
-      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -228,9 +621,6 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
-      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
-      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
-      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -1129,6 +1519,14 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 4 <= ch1; ch += 4) {
       kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+    }
+  }
+  { /* short rows: the sweep (the full vectors the prefetching walkers left) */
+    const int64_t e = ch + (ch1 - ch) / 4 * 4;
+    const int64_t chunk = kfi_dwbpf_sweep_chunk(a, c1 - c0, e - ch, sizeof(float), sizeof(float), 4);
+    if (chunk > 0 && e > ch) {
+      kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_sweep(a, r0, r1, c0, c1, ch, e, chunk, part);
+      ch = e;
     }
   }
   for (; ch + 4 <= ch1; ch += 4) {
