@@ -840,11 +840,6 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(cons
   (void)nl;
   (void)lo; /* every col by input col: no separate border cols */
   (void)hi;
-  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
-     steady to se, ramp out to ixe (the same for every row: set once) */
-  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
-  const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
-  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -869,6 +864,9 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(cons
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -942,6 +940,9 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(cons
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {

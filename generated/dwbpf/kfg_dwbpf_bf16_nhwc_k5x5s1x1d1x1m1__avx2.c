@@ -39,11 +39,6 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
   (void)nl;
   (void)lo; /* every col by input col: no separate border cols */
   (void)hi;
-  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
-     steady to se, ramp out to ixe (the same for every row: set once) */
-  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
-  const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
-  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -63,6 +58,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -152,6 +150,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -593,11 +594,6 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
   (void)nl;
   (void)lo; /* every col by input col: no separate border cols */
   (void)hi;
-  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
-     steady to se, ramp out to ixe (the same for every row: set once) */
-  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
-  const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
-  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -617,6 +613,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -706,6 +705,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -1142,11 +1144,6 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
   (void)nl;
   (void)lo; /* every col by input col: no separate border cols */
   (void)hi;
-  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
-     steady to se, ramp out to ixe (the same for every row: set once) */
-  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
-  const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
-  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -1161,6 +1158,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
@@ -1232,6 +1232,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
+      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 4 < W ? c1 - PL + 4 : W;
+      const int64_t s0 = c0 - PL + 4 > ixa ? c0 - PL + 4 : ixa, sa = s0 < ixe ? s0 : ixe;
+      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
       int64_t ix = ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
