@@ -116,6 +116,34 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
   return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
 }
 
+/* The sweep (NHWC kernels that have one): on rows of at most
+   KFI_DWBPF_SWEEP_COLS output cols, the per-row work of the channel passes
+   (row pointers, ramps, setup) cost as much as the FMAs; a sweep sets each
+   row up once for a chunk of channels and keeps the chunk's sums in a
+   buffer instead (docs/performance_dwbpf.md). On longer rows that buffer's
+   loads and stores cost more than they save. At most KFI_DWBPF_SWEEP_MAX
+   channels a chunk (the buffer is on the stack). */
+#define KFI_DWBPF_SWEEP_COLS 32
+#define KFI_DWBPF_SWEEP_MAX 256
+
+/* The channels a sweep of rows of `cols` output cols takes at once, of a
+   range of `channels` (whole vectors of `lanes`): equal chunks, each a
+   multiple of lanes whose rows (kh input rows of x, a row of dy; esize
+   bytes an element) and sums (kh*kw, asize bytes each) fit two thirds of
+   the L1d, as the span rule's runs; 0 (no sweep) on longer rows or where
+   not one vector fits. */
+static inline int64_t kfi_dwbpf_sweep_chunk(const kfi_dwbpf_args *a, int64_t cols, int64_t channels, int64_t esize,
+                                            int64_t asize, int64_t lanes) {
+  const int64_t bpc = (a->kh * ((cols - 1) * a->sw + (a->kw - 1) * a->dw + 1) + cols) * esize + a->kh * a->kw * asize;
+  int64_t fit, k;
+  if (cols > KFI_DWBPF_SWEEP_COLS || cols <= 0 || lanes <= 0 || channels < lanes) return 0;
+  fit = a->l1d / 3 * 2 / bpc / lanes * lanes;
+  if (fit > KFI_DWBPF_SWEEP_MAX) fit = KFI_DWBPF_SWEEP_MAX / lanes * lanes;
+  if (fit <= 0) return 0;
+  k = (channels + fit - 1) / fit; /* chunks */
+  return ((channels + k - 1) / k + lanes - 1) / lanes * lanes;
+}
+
 /* The partition of a call; tasks == 0 when there is nothing to sum (the
    output is then all zeros). piece, taskwork >= 1; l1 >= 0; esize: bytes
    of T; lanes: 1, or the vector width of a kernel that runs its vectors

@@ -16,7 +16,9 @@
 **     library) only these;
 **   - default selection picks a specialized kernel for its configuration;
 **   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K),
-**     and for KFORGE_L1D=1K and 1G (NHWC: the wide walker never / always);
+**     and for KFORGE_L1D=1K, 8K and 1G (NHWC: the wide walker never /
+**     always; the sweep of short rows never, in chunks of a few vectors,
+**     in one chunk);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -522,88 +524,109 @@ static void test_determinism(void) {
     llc_small(1); /* the prefetching walkers (NHWC SIMD) */
     determinism_one(&d, kf_kernel_name(i));
     llc_small(0);
-    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G): the same sums */
-      void *a = NULL, *b = NULL;
+    if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G), the sweep
+                      (rows of 29 cols) never, in chunks of 8 channels (8K) and
+                      in one chunk (1G): the same sums */
+      void *a = NULL, *b = NULL, *c = NULL;
       kf_plan_options o;
       char what[320];
+      size_t bytes;
       memset(&o, 0, sizeof o);
       o.kernel = kf_kernel_name(i);
       d.c = 100; /* several wide groups of channel vectors, and a tail */
+      bytes = (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T);
       describe(&d, what, sizeof what);
       l1d_as("1K");
       run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
+      l1d_as("8K");
+      run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
       l1d_as("1G");
       run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
       l1d_as(NULL);
-      if (a && b)
-        th_check(memcmp(a, b, (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T)) == 0,
-                 "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+      if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
       free(a);
       free(b);
+      free(c);
     }
   }
 }
 
 /* ---- an infinity at a row end stays out of the taps that never read it ----
-   x or dy all ones but one col (0 or W-1) of every row infinite; NCHW, 3x3
-   SAME, rows of 20 and 28 (not whole vectors: the flat walk of the AVX-512
-   NCHW kernels reads across row ends and must drop those lanes exactly).
-   The taps that never pair the infinite col with anything hold the count
-   of their terms; the others are infinite. */
+   x or dy all ones but one col (0 or W-1) of every row infinite; 3x3 SAME,
+   rows of 20 and 28. NCHW (not whole vectors: the flat walk of the AVX-512
+   NCHW kernels reads across row ends and must drop those lanes exactly)
+   and NHWC with 19 channels (the AVX2 kernel's sweep of short rows, forced
+   where it runs, and the default kernel). The taps that never pair the
+   infinite col with anything hold the count of their terms; the others
+   are infinite. */
 static void test_row_end_infinity(void) {
   static const int64_t ws[2] = { 20, 28 };
-  int wi, which, col;
-  for (wi = 0; wi < 2; wi++)
-    for (which = 0; which < 2; which++) /* 0: x, 1: dy */
-      for (col = 0; col < 2; col++) {
-        const int64_t n = 2, c = 3, h = 5, w = ws[wi], bad = col ? w - 1 : 0, fsv[4] = { 3, 3, 3, 1 };
-        const int64_t ne = n * c * h * w;
-        kf_attrs a;
-        kf_tensor_desc in[3];
-        kf_plan p;
-        kf_error err;
-        float *x = malloc((size_t)ne * sizeof *x), *g = malloc((size_t)ne * sizeof *g), out[27];
-        const void *ins[3];
-        void *outs[1], *scratch = NULL;
-        size_t sb;
-        int64_t e, fy, fx, ch;
-        bcase d;
-        memset(&d, 0, sizeof d);
-        d.T = KF_FLOAT, d.nchw = 1, d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-        make_attrs(&d, &a);
-        set4(&in[0], KF_FLOAT, n, c, h, w);
-        sizes_desc(&in[1], fsv, 4);
-        set4(&in[2], KF_FLOAT, n, c, h, w);
-        for (e = 0; e < ne; e++) x[e] = g[e] = 1.0f;
-        for (e = bad; e < ne; e += w) (which ? g : x)[e] = INFINITY;
-        if (!th_check(kf_plan_op(&p, OP, &a, in, 3, NULL, &err) == KF_OK, "row-end inf: plan: %s", err.message)) {
+  static const char *const kernels[3] = { NULL, NULL, "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2" };
+  int wi, which, col, run;
+  for (run = 0; run < 3; run++) /* NCHW; NHWC default kernel; NHWC AVX2 */
+    for (wi = 0; wi < 2; wi++)
+      for (which = 0; which < 2; which++) /* 0: x, 1: dy */
+        for (col = 0; col < 2; col++) {
+          const int nchw = run == 0;
+          const int64_t n = 2, c = nchw ? 3 : 19, h = 5, w = ws[wi], bad = col ? w - 1 : 0, fsv[4] = { 3, 3, c, 1 };
+          const int64_t ne = n * c * h * w;
+          kf_attrs a;
+          kf_tensor_desc in[3];
+          kf_plan p;
+          kf_plan_options o;
+          kf_error err;
+          float *x = malloc((size_t)ne * sizeof *x), *g = malloc((size_t)ne * sizeof *g), out[9 * 19];
+          const void *ins[3];
+          void *outs[1], *scratch = NULL;
+          size_t sb;
+          int64_t e, fy, fx, ch, r;
+          bcase d;
+          if (kernels[run] && !th_kernel_runnable(kernels[run])) {
+            free(x);
+            free(g);
+            continue;
+          }
+          memset(&d, 0, sizeof d);
+          memset(&o, 0, sizeof o);
+          o.kernel = kernels[run];
+          d.T = KF_FLOAT, d.nchw = nchw, d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+          make_attrs(&d, &a);
+          if (nchw) set4(&in[0], KF_FLOAT, n, c, h, w);
+          else set4(&in[0], KF_FLOAT, n, h, w, c);
+          sizes_desc(&in[1], fsv, 4);
+          in[2] = in[0];
+          for (e = 0; e < ne; e++) x[e] = g[e] = 1.0f;
+          for (r = 0; r < ne / (nchw ? w : c * w); r++) /* rows: (b, ch, y) NCHW, (b, y) NHWC */
+            for (ch = 0; ch < (nchw ? 1 : c); ch++) (which ? g : x)[nchw ? r * w + bad : (r * w + bad) * c + ch] = INFINITY;
+          if (!th_check(kf_plan_op(&p, OP, &a, in, 3, &o, &err) == KF_OK, "row-end inf: plan: %s", err.message)) {
+            free(x);
+            free(g);
+            continue;
+          }
+          sb = kf_plan_scratch_bytes(&p);
+          scratch = sb ? malloc(sb) : NULL;
+          ins[0] = x, ins[1] = in[1].host_data, ins[2] = g, outs[0] = out;
+          th_check(kf_execute(&p, ins, outs, scratch, sb, &err) == KF_OK, "row-end inf: execute: %s", err.message);
+          for (fy = 0; fy < 3; fy++)
+            for (fx = 0; fx < 3; fx++) {
+              /* the terms of tap (fy, fx): output cols ox with input col ox - 1 + fx in [0, w) */
+              const int64_t lo = fx == 0 ? 1 : 0, hi = fx == 2 ? w - 1 : w;
+              /* the infinite col, of x (input col) or of dy (output col), in them? */
+              const int touched = which ? (bad >= lo && bad < hi) : (bad + 1 - fx >= lo && bad + 1 - fx < hi);
+              const double terms = (double)(n * (h - (fy != 1)) * (hi - lo));
+              for (ch = 0; ch < c; ch++) {
+                const float v = out[(fy * 3 + fx) * c + ch];
+                th_check(touched ? isinf(v) && v > 0 : (double)v == terms,
+                         "row-end inf in %s col %lld, w=%lld [%s]: tap (%lld,%lld) ch %lld = %g, want %g", which ? "dy" : "x",
+                         (long long)bad, (long long)w, kf_plan_kernel_name(&p), (long long)fy, (long long)fx, (long long)ch,
+                         v, touched ? (double)INFINITY : terms);
+              }
+            }
+          free(scratch);
           free(x);
           free(g);
-          continue;
         }
-        sb = kf_plan_scratch_bytes(&p);
-        scratch = sb ? malloc(sb) : NULL;
-        ins[0] = x, ins[1] = in[1].host_data, ins[2] = g, outs[0] = out;
-        th_check(kf_execute(&p, ins, outs, scratch, sb, &err) == KF_OK, "row-end inf: execute: %s", err.message);
-        for (fy = 0; fy < 3; fy++)
-          for (fx = 0; fx < 3; fx++) {
-            /* the terms of tap (fy, fx): output cols ox with input col ox - 1 + fx in [0, w) */
-            const int64_t lo = fx == 0 ? 1 : 0, hi = fx == 2 ? w - 1 : w;
-            /* the infinite col, of x (input col) or of dy (output col), in them? */
-            const int touched = which ? (bad >= lo && bad < hi) : (bad + 1 - fx >= lo && bad + 1 - fx < hi);
-            const double terms = (double)(n * (h - (fy != 1)) * (hi - lo));
-            for (ch = 0; ch < c; ch++) {
-              const float v = out[(fy * 3 + fx) * c + ch];
-              th_check(touched ? isinf(v) && v > 0 : (double)v == terms,
-                       "row-end inf in %s col %lld, w=%lld [%s]: tap (%lld,%lld) ch %lld = %g, want %g", which ? "dy" : "x",
-                       (long long)bad, (long long)w, kf_plan_kernel_name(&p), (long long)fy, (long long)fx, (long long)ch, v,
-                       touched ? (double)INFINITY : terms);
-            }
-          }
-        free(scratch);
-        free(x);
-        free(g);
-      }
 }
 
 /* ---- the measured-plan choice "flat", both ways, through wisdom ----

@@ -18,6 +18,213 @@ size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #define KV_T KV_T_F32
 #include "kfi_simd_avx2.h"
 
+/* the sweep: rows [r0, r1), cols [c0, c1) of channels [ch0, ch1) (whole
+   vectors), chunk channels at a time (a multiple of 8, at most
+   KFI_DWBPF_SWEEP_MAX); the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_sweep(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t ch0,
+                                    int64_t ch1, int64_t chunk, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  /* the input cols [ixa, ixe) that out cols [c0, c1) read: ramp in to sa,
+     steady to se, ramp out to ixe */
+  const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
+  const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
+  const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
+  _Alignas(64) float buf[9 * KFI_DWBPF_SWEEP_MAX]; /* tap t's sums of the chunk from t * chunk */
+  int64_t cb;
+  for (cb = ch0; cb < ch1; cb += chunk) {
+    const int64_t n = cb + chunk < ch1 ? chunk : ch1 - cb;
+    int64_t r, b = r0 / OH, oy = r0 % OH, i, t;
+    for (i = 0; i < 9 * chunk; i++) buf[i] = 0;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const float *gr = dy + r * a->ow * C + cb;
+      unsigned vm = 0;
+      int64_t ch;
+      const float *xr0 = x;
+      const float *xr1 = x;
+      const float *xr2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        xr0 = x + ((b * H + iy0 + 0) * W) * C + cb;
+        vm |= 1u;
+      }
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        xr1 = x + ((b * H + iy0 + 1) * W) * C + cb;
+        vm |= 2u;
+      }
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        xr2 = x + ((b * H + iy0 + 2) * W) * C + cb;
+        vm |= 4u;
+      }
+      for (ch = 0; ch < n; ch += 8) {
+        const float *g = gr + ch;
+        const float *x0 = xr0 + ch;
+        const float *x1 = xr1 + ch;
+        const float *x2 = xr2 + ch;
+        kv_f s0_0 = kv_ldf(buf + 0 * chunk + ch);
+        kv_f s0_1 = kv_ldf(buf + 1 * chunk + ch);
+        kv_f s0_2 = kv_ldf(buf + 2 * chunk + ch);
+        kv_f s1_0 = kv_ldf(buf + 3 * chunk + ch);
+        kv_f s1_1 = kv_ldf(buf + 4 * chunk + ch);
+        kv_f s1_2 = kv_ldf(buf + 5 * chunk + ch);
+        kv_f s2_0 = kv_ldf(buf + 6 * chunk + ch);
+        kv_f s2_1 = kv_ldf(buf + 7 * chunk + ch);
+        kv_f s2_2 = kv_ldf(buf + 8 * chunk + ch);
+        int64_t ix = ixa;
+        if (vm == 7u) { /* every filter row exists */
+          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+            }
+          }
+          if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
+            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
+            for (; ix < se; ix++) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              {
+                const kv_f xv = kv_ld(x0 + ix * C);
+                s0_0 = kv_fma(xv, gv, s0_0);
+                s0_1 = kv_fma(xv, gq1, s0_1);
+                s0_2 = kv_fma(xv, gq2, s0_2);
+              }
+              {
+                const kv_f xv = kv_ld(x1 + ix * C);
+                s1_0 = kv_fma(xv, gv, s1_0);
+                s1_1 = kv_fma(xv, gq1, s1_1);
+                s1_2 = kv_fma(xv, gq2, s1_2);
+              }
+              {
+                const kv_f xv = kv_ld(x2 + ix * C);
+                s2_0 = kv_fma(xv, gv, s2_0);
+                s2_1 = kv_fma(xv, gq1, s2_1);
+                s2_2 = kv_fma(xv, gq2, s2_2);
+              }
+              gq2 = gq1;
+              gq1 = gv;
+            }
+          }
+          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+            }
+          }
+        } else { /* a row with missing filter rows */
+          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+            }
+          }
+          if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
+            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
+            for (; ix < se; ix++) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) {
+                const kv_f xv = kv_ld(x0 + ix * C);
+                s0_0 = kv_fma(xv, gv, s0_0);
+                s0_1 = kv_fma(xv, gq1, s0_1);
+                s0_2 = kv_fma(xv, gq2, s0_2);
+              }
+              if (vm & 2u) {
+                const kv_f xv = kv_ld(x1 + ix * C);
+                s1_0 = kv_fma(xv, gv, s1_0);
+                s1_1 = kv_fma(xv, gq1, s1_1);
+                s1_2 = kv_fma(xv, gq2, s1_2);
+              }
+              if (vm & 4u) {
+                const kv_f xv = kv_ld(x2 + ix * C);
+                s2_0 = kv_fma(xv, gv, s2_0);
+                s2_1 = kv_fma(xv, gq1, s2_1);
+                s2_2 = kv_fma(xv, gq2, s2_2);
+              }
+              gq2 = gq1;
+              gq1 = gv;
+            }
+          }
+          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
+            if (ix + PL >= c0 && ix + PL < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL) * C);
+              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
+              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
+              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
+            }
+            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
+              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
+              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
+              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
+            }
+            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
+              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
+              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
+              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
+            }
+          }
+        }
+        kv_stf(buf + 0 * chunk + ch, s0_0);
+        kv_stf(buf + 1 * chunk + ch, s0_1);
+        kv_stf(buf + 2 * chunk + ch, s0_2);
+        kv_stf(buf + 3 * chunk + ch, s1_0);
+        kv_stf(buf + 4 * chunk + ch, s1_1);
+        kv_stf(buf + 5 * chunk + ch, s1_2);
+        kv_stf(buf + 6 * chunk + ch, s2_0);
+        kv_stf(buf + 7 * chunk + ch, s2_1);
+        kv_stf(buf + 8 * chunk + ch, s2_2);
+      }
+    }
+    for (t = 0; t < 9; t++)
+      for (i = 0; i < n; i++) part[t * C + cb + i] += buf[t * chunk + i];
+  }
+}
+
 /* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
@@ -561,6 +768,14 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 8 <= ch1; ch += 8) {
       kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+    }
+  }
+  { /* short rows: the sweep (the full vectors the prefetching walkers left) */
+    const int64_t e = ch + (ch1 - ch) / 8 * 8;
+    const int64_t chunk = kfi_dwbpf_sweep_chunk(a, c1 - c0, e - ch, sizeof(float), sizeof(float), 8);
+    if (chunk > 0 && e > ch) {
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_sweep(a, r0, r1, c0, c1, ch, e, chunk, part);
+      ch = e;
     }
   }
   for (; ch + 8 <= ch1; ch += 8) {
