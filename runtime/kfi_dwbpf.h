@@ -105,13 +105,19 @@ static inline int kfi_dwbpf_prefetch(const kfi_dwbpf_args *a, int64_t esize) {
    partial) than the L1 saves (docs/performance_dwbpf.md). */
 #define KFI_DWBPF_MIN_RUN 32
 
+/* Bytes a pixel of a span's run reads: its kh input rows' stride of
+   input cols and its dy, all channels. */
+static inline int64_t kfi_dwbpf_span_bpp(const kfi_dwbpf_args *a, int64_t esize) {
+  return (a->kh * a->sw * a->c + a->c * a->m) * esize;
+}
+
 /* The plan's rule for args->span (NHWC): where the call prefetches because
    x and dy come from DRAM, pieces whose kh input rows and dy (all
    channels) fit two thirds of the L1d, so that a pass and the lines it
    prefetches for the next stay in L1; 0 (pieces of PIECE pixels) elsewhere
    and where such a run would be shorter than KFI_DWBPF_MIN_RUN pixels. */
 static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize) {
-  const int64_t span = a->l1d / 3 * 2, bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize;
+  const int64_t span = a->l1d / 3 * 2, bpp = kfi_dwbpf_span_bpp(a, esize);
   if (a->layout != KFI_CHANNELS_LAST || bpp <= 0 || !kfi_dwbpf_far(a, esize)) return 0;
   return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
 }
@@ -166,7 +172,7 @@ static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_
     if (fit < piece) piece = fit > 1 ? fit : 1;
   }
   if (spans && a->span > 0) { /* a run's kh input rows and its dy */
-    const int64_t bpp = (a->kh * a->sw * a->c + a->c * a->m) * esize, fit = a->span / bpp;
+    const int64_t bpp = kfi_dwbpf_span_bpp(a, esize), fit = a->span / bpp;
     if (fit < piece) piece = fit > 1 ? fit : 1;
   }
   if (lanes > 1) { /* vectors along the rows: a lane sums one term per vector */
