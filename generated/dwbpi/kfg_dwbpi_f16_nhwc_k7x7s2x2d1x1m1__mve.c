@@ -1920,9 +1920,10 @@ void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve(const void *args, const kfi_par *par
     if (x.nch < 1) x.nch = 1;
   }
   /* Read ahead a->ahead bytes of dy: as many dx rows ahead as their share
-     of dy (a sh-th of a dy row each) fills; none where one row's share is
-     more (its burst would crowd the L1d: the hardware prefetchers keep
-     those rows). An interior block of the first chunk prefetches its part. */
+     of dy (a sh-th of a dy row each) fills; none where it holds fewer than
+     two rows (a row's burst would crowd the L1d, and one row gives the
+     lines no lead: the hardware prefetchers keep those rows). An interior
+     block of the first chunk prefetches its part. */
   x.ahead = x.ahead_lines = 0;
   x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;

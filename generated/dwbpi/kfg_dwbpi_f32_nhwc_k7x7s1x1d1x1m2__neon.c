@@ -3041,14 +3041,15 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *pa
     if (x.nch < 1) x.nch = 1;
   }
   /* Read ahead a->ahead bytes of dy: as many dx rows ahead as their share
-     of dy (a sh-th of a dy row each) fills; none where one row's share is
-     more (its burst would crowd the L1d: the hardware prefetchers keep
-     those rows). An interior block of the first chunk prefetches its part. */
+     of dy (a sh-th of a dy row each) fills; none where it holds fewer than
+     two rows (a row's burst would crowd the L1d, and one row gives the
+     lines no lead: the hardware prefetchers keep those rows). An interior
+     block of the first chunk prefetches its part. */
   x.ahead = x.ahead_lines = 0;
   {
     const int64_t share = a->ow * a->c * 2 * (int64_t)sizeof(float) / 1;
     const int64_t blocks = (W + 7) / 8 * 1;
-    x.ahead = share > 0 && a->ahead > 0 ? a->ahead / share : 0;
+    x.ahead = share > 0 && a->ahead >= 2 * share ? a->ahead / share : 0;
     x.ahead_lines = (share * 1 / 64 + blocks) / blocks;
   }
   x.x0[0] = 0;
