@@ -161,6 +161,16 @@ static int64_t numel4(const kf_tensor_desc *t) { return t->dims[0] * t->dims[1] 
    default selection must pick (NULL: any). out_copy (may be NULL): receives
    the output bytes (for the determinism checks). Returns 1 if the case was
    valid. */
+/* Where run_case puts x and dy: 0 where malloc does, else place - 1 bytes
+   past a 4 KiB boundary (both alike). */
+static size_t place;
+
+static void *alloc_placed(size_t bytes, void **block) {
+  if (!place) return *block = malloc(bytes);
+  if (posix_memalign(block, 4096, bytes + 4096) != 0) return *block = NULL;
+  return (char *)*block + (place - 1);
+}
+
 static int run_case(const bcase *d, const kf_plan_options *opt, const char *want_kernel, const char *how,
                     void **out_copy) {
   ref_dwbpf_conf rc;
@@ -172,7 +182,7 @@ static int run_case(const bcase *d, const kf_plan_options *opt, const char *want
   char what[320];
   int64_t nx, ng, nf, i;
   size_t es = kf_dtype_size(d->T), sbytes;
-  void *x = NULL, *g = NULL, *f = NULL, *scratch = NULL;
+  void *x = NULL, *g = NULL, *f = NULL, *scratch = NULL, *xb = NULL, *gb = NULL;
   double *rx = NULL, *rg = NULL, *rf = NULL, *l1 = NULL;
   const void *ins[3];
   void *outs[1];
@@ -207,8 +217,8 @@ static int run_case(const bcase *d, const kf_plan_options *opt, const char *want
   nx = numel4(&in[0]);
   ng = numel4(&in[2]);
   nf = d->kh * d->kw * d->c * d->m;
-  x = malloc((size_t)nx * es + 1);
-  g = malloc((size_t)ng * es + 1);
+  x = alloc_placed((size_t)nx * es + 1, &xb);
+  g = alloc_placed((size_t)ng * es + 1, &gb);
   f = malloc((size_t)nf * es + 1);
   rx = malloc(sizeof(double) * (size_t)(nx + 1));
   rg = malloc(sizeof(double) * (size_t)(ng + 1));
@@ -252,7 +262,7 @@ static int run_case(const bcase *d, const kf_plan_options *opt, const char *want
     }
   }
 done:
-  free(x), free(g), free(f), free(rx), free(rg), free(rf), free(l1), free(scratch);
+  free(xb), free(gb), free(f), free(rx), free(rg), free(rf), free(l1), free(scratch);
   return 1;
 }
 
@@ -548,6 +558,53 @@ static void test_determinism(void) {
       free(a);
       free(b);
       free(c);
+    }
+  }
+}
+
+/* ---- x and dy off a line boundary: the same bits at every offset ----
+   NHWC kernels whose vectors are a line start the channel passes at the
+   first boundary where x and dy share an offset (the head in the tail
+   walker); 96 channels (the head applies), 40 (a phase per pixel: it does
+   not), each at 0, 16 and 48 bytes past a page, against the reference and
+   bitwise against offset 0. */
+static void test_offsets(void) {
+  static const size_t offs[] = { 0, 16, 48 };
+  static const int64_t chans[] = { 96, 40 };
+  int i, nk = kf_kernel_count();
+  size_t ci, oi;
+  for (i = 0; i < nk; i++) {
+    kconf k;
+    if (!dwbpf_kernel(i, &k) || k.generic || k.nchw || k.dm != 1 || !th_kernel_runnable(kf_kernel_name(i))) continue;
+    for (ci = 0; ci < sizeof chans / sizeof chans[0]; ci++) {
+      bcase d;
+      kf_plan_options o;
+      void *first = NULL;
+      char what[320];
+      size_t bytes;
+      memset(&d, 0, sizeof d);
+      d.T = k.T, d.kh = k.kh, d.kw = k.kw, d.sh = k.sh, d.sw = k.sw, d.dh = k.dh, d.dw = k.dw, d.m = 1;
+      d.n = 2, d.h = 13, d.w = 21, d.c = chans[ci], d.pad = KF_SAME;
+      bytes = (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T);
+      memset(&o, 0, sizeof o);
+      o.kernel = kf_kernel_name(i);
+      describe(&d, what, sizeof what);
+      for (oi = 0; oi < sizeof offs / sizeof offs[0]; oi++) {
+        void *got = NULL;
+        char how[64];
+        snprintf(how, sizeof how, "x and dy %zu bytes past a page", offs[oi]);
+        place = offs[oi] + 1;
+        run_case(&d, &o, NULL, how, &got);
+        place = 0;
+        if (!oi) {
+          first = got;
+          continue;
+        }
+        if (first && got)
+          th_check(memcmp(first, got, bytes) == 0, "bitwise equal at offsets 0 and %zu: %s [%s]", offs[oi], what, o.kernel);
+        free(got);
+      }
+      free(first);
     }
   }
 }
@@ -1034,6 +1091,7 @@ int main(void) {
   if (getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) { /* another kernel set (tests/tuning): its kernels only */
     test_every_kernel();
     test_determinism();
+    test_offsets();
     return th_done();
   }
   test_negative();
@@ -1042,6 +1100,7 @@ int main(void) {
   test_extensions();
   test_every_kernel();
   test_determinism();
+  test_offsets();
   test_accuracy();
   test_row_end_infinity();
   test_flat_choice();

@@ -1389,6 +1389,19 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_piece(const kfi_dwbpf_args
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(float) * 288 * ((c1 - c0) * 2 + 2) <= a->l1d;
+  { /* x and dy off a vector boundary alike, every pixel with the same phase:
+       the head channels in the tail walker, the others from the boundary
+       (each sum adds its terms in the same order in every walker here) */
+    const uintptr_t ox = (uintptr_t)a->x % KV_VBYTES;
+    const int64_t head = ox == (uintptr_t)a->dy % KV_VBYTES && ox % sizeof(float) == 0 &&
+                                 a->c * (int64_t)sizeof(float) % KV_VBYTES == 0
+                             ? (int64_t)((KV_VBYTES - ox) % KV_VBYTES / sizeof(float))
+                             : 0;
+    if (head > 0 && a->c >= 96 && ch1 - ch > 16) { /* head and tail: at most a third of the channels */
+      kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, head, part);
+      ch += head;
+    }
+  }
   if (kfi_dwbpf_prefetch(a, sizeof(float))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
