@@ -51,6 +51,16 @@ static int64_t kfg_bngrad_f16_nchw_train__scalar_planes_per_task(const kfi_bngra
   return r < 1 ? 1 : r;
 }
 
+/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
+   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
+   so that the sub-block's dy and x rows fill at most its half at f32): the
+   channel tiles after the first find them in L1. */
+static int64_t kfg_bngrad_f16_nchw_train__scalar_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = KFI_L1D_DEFAULT / 8 / C;
+  (void)a;
+  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+}
+
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
    (more than BLOCK rows a task); a->cache is the plan's, so the scratch
    query and the kernel agree. */
@@ -376,16 +386,6 @@ static void kfg_bngrad_f16_nchw_train__scalar_pass1_run(const kfg_bngrad_f16_nch
   }
 }
 #endif
-
-/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
-   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
-   so that the sub-block's dy and x rows fill at most its half at f32): the
-   channel tiles after the first find them in L1. */
-static int64_t kfg_bngrad_f16_nchw_train__scalar_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
-  const int64_t rb = KFI_L1D_DEFAULT / 8 / C;
-  (void)a;
-  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
-}
 
 /* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
 static void kfg_bngrad_f16_nchw_train__scalar_rows_pass1(void *ctx, size_t i) {

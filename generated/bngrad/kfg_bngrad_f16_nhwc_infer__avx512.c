@@ -54,16 +54,27 @@ static int64_t kfg_bngrad_f16_nhwc_infer__avx512_rows_per_task(const kfi_bngrad_
   return r < 1 ? 1 : r;
 }
 
-/* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
+/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
+   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
+   so that the sub-block's dy and x rows fill at most its half at f32): the
+   channel tiles after the first find them in L1. */
+static int64_t kfg_bngrad_f16_nhwc_infer__avx512_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = a->cache.l1d / 8 / C;
+  (void)a;
+  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+}
+
+/* Whether pass 1 over rows sweeps (channels last, SWEEP above): where dy,
+   x and dx exceed half the LLC, or, with line-wide float vectors, where
+   the tiles' L1 sub-blocks hold under eight rows (each tile then reloads
+   its sums every few rows) while the sweep's L1-resident arrays, 2
+   sums and 2 coefficients a channel, fit half the L1d. Half-line vectors
+   load and store the sums twice as often: there the tiles stay faster
+   (docs/performance.md). */
 static int kfg_bngrad_f16_nhwc_infer__avx512_sweeps(const kfi_bngrad_args *a) {
-  /* Or, with line-wide float vectors, where the tiles' L1 sub-blocks hold under
-     eight rows (each tile then reloads its sums every few rows) while the
-     sweep's L1-resident arrays, 2 sums and 2 coefficients a channel,
-     fit half the L1d. Half-line vectors load and store the sums twice as
-     often: there the tiles stay faster (docs/performance.md). */
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
-  const int64_t sub = a->cache.l1d / 8 / a->c;
-  const int wide = KV_W * sizeof(float) >= 64 && sub < 8 && (2 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
+  const int wide = KV_W * sizeof(float) >= 64 && kfg_bngrad_f16_nhwc_infer__avx512_sub_block_rows(a, a->c) < 8 &&
+                   (2 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
   return a->c > 2 * 8 * KV_W && (2 * set > a->cache.llc || wide);
 }
 
@@ -765,16 +776,6 @@ static void kfg_bngrad_f16_nhwc_infer__avx512_sweep(const kfg_bngrad_f16_nhwc_in
     }
 #endif
   }
-}
-
-/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
-   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
-   so that the sub-block's dy and x rows fill at most its half at f32): the
-   channel tiles after the first find them in L1. */
-static int64_t kfg_bngrad_f16_nhwc_infer__avx512_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
-  const int64_t rb = a->cache.l1d / 8 / C;
-  (void)a;
-  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
 }
 
 /* Pass 1, task i: rows [i * per_task, ...), BLOCK rows at a time, into part[i]. */
