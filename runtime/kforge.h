@@ -170,7 +170,7 @@ typedef struct kf_plan_options {
      (a framework's freshly allocated tensors, in a step whose data is far
      larger than the last-level cache), so outputs larger than the L2 are
      written with streaming stores instead of from the warm threshold up
-     (a quarter of the LLC, or four L2s where this CPU's streamed stores
+     (a quarter of the LLC, or two L2s where this CPU's streamed stores
      keep up: measured once per process, KFORGE_STREAM overrides it).
      Results are bitwise the same either way; only the speed differs.
      0: the caller re-uses warm buffers. A wisdom entry keeps its own
