@@ -396,3 +396,18 @@ double th_sum_err(const float *got, const double *want, const double *l1, int64_
   }
   return e;
 }
+
+unsigned char *th_guarded(size_t bytes, size_t off, void **base) {
+  unsigned char *p;
+  if (posix_memalign(base, 4096, 4096 + bytes + TH_GUARD + 4096) != 0) return *base = NULL, NULL;
+  p = (unsigned char *)*base + 4096 - TH_GUARD + off;
+  memset(p, 0x5c, bytes + 2 * TH_GUARD);
+  return p + TH_GUARD;
+}
+
+int th_guards_intact(const unsigned char *buf, size_t bytes) {
+  size_t i;
+  for (i = 0; i < TH_GUARD; i++)
+    if (buf[-1 - (ptrdiff_t)i] != 0x5c || buf[bytes + i] != 0x5c) return 0;
+  return 1;
+}

@@ -132,4 +132,11 @@ double th_tol(kf_dtype t);
 
 kf_tensor_desc th_desc(kf_dtype t, int rank, const int64_t *dims);
 
+/* A buffer of bytes off bytes (< 4096) past a 4 KiB boundary, with
+   TH_GUARD bytes of 0x5c on both sides; *base is what to free. NULL when
+   out of memory. th_guards_intact: both guards still 0x5c. */
+#define TH_GUARD 64
+unsigned char *th_guarded(size_t bytes, size_t off, void **base);
+int th_guards_intact(const unsigned char *buf, size_t bytes);
+
 #endif

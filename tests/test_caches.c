@@ -32,7 +32,6 @@
 #include "th_pool.h"
 
 #define DWBPI KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT
-#define GUARD 64
 
 typedef struct { const char *name, *l1d, *l2, *llc; } cpu_desc;
 
@@ -43,23 +42,6 @@ static const cpu_desc cpus[] = {
 };
 
 static const size_t offsets[] = { 0, 16, 4 };
-
-/* An output buffer off bytes past a 4 KiB boundary, with GUARD bytes of
-   0x5c on both sides. */
-static unsigned char *guarded(size_t bytes, size_t off, void **base) {
-  unsigned char *p = NULL;
-  if (posix_memalign(base, 4096, 4096 + bytes + GUARD + 4096) != 0) return NULL;
-  p = (unsigned char *)*base + 4096 - GUARD + off;
-  memset(p, 0x5c, bytes + 2 * GUARD);
-  return p + GUARD;
-}
-
-static int guards_intact(const unsigned char *out, size_t bytes) {
-  size_t i;
-  for (i = 0; i < GUARD; i++)
-    if (out[-1 - (ptrdiff_t)i] != 0x5c || out[bytes + i] != 0x5c) return 0;
-  return 1;
-}
 
 static int simd_kernel(int k) {
   return !th_kernel(k)->generic && (th_kernel(k)->isa & (KF_ISA_AVX2 | KF_ISA_AVX512 | KF_ISA_NEON));
@@ -146,7 +128,7 @@ static void bn_case(int k, const cpu_desc *cpu, const bn_shape *sh, kf_data_form
       void *outs[5], *scratch;
       size_t sb;
       opt.threads = t ? &th_pool3 : NULL;
-      dx[t] = guarded(bytes, offsets[oi], &bases[t]);
+      dx[t] = th_guarded(bytes, offsets[oi], &bases[t]);
       if (!th_check(dx[t] && kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) == KF_OK,
                     "%s: plan", what)) {
         ok = 0;
@@ -174,7 +156,7 @@ static void bn_case(int k, const cpu_desc *cpu, const bn_shape *sh, kf_data_form
       th_check(e <= th_tol(T) && esc <= th_tol(KF_FLOAT) && eof <= th_tol(KF_FLOAT),
                "%s, dx +%zu: vs float64 reference: x_backprop %.2e, scale_backprop %.2e, offset_backprop %.2e", what,
                offsets[oi], e, esc, eof);
-      th_check(guards_intact(dx[0], bytes) && guards_intact(dx[1], bytes),
+      th_check(th_guards_intact(dx[0], bytes) && th_guards_intact(dx[1], bytes),
                "%s, dx +%zu: nothing written outside x_backprop", what, offsets[oi]);
       th_check(memcmp(dx[0], dx[1], bytes) == 0 && memcmp(ds[0], ds[1], (size_t)c * 4) == 0 &&
                    memcmp(dof[0], dof[1], (size_t)c * 4) == 0,
@@ -270,7 +252,7 @@ static void dw_run(int k, const cpu_desc *cpu, const dw_case *dc) {
       void *outs[1], *scratch;
       size_t sb;
       opt.threads = t ? &th_pool3 : NULL;
-      dx[t] = guarded(nx * es, offsets[oi], &bases[t]);
+      dx[t] = th_guarded(nx * es, offsets[oi], &bases[t]);
       if (!th_check(dx[t] && kf_plan_op(&plan, DWBPI, &a, in, 3, &opt, &err) == KF_OK, "%s: plan", what)) {
         ok = 0;
         break;
@@ -284,7 +266,7 @@ static void dw_run(int k, const cpu_desc *cpu, const dw_case *dc) {
     if (ok) {
       const double e = th_rel_err(T, dx[0], rdx, nx, 1e-6);
       th_check(e <= th_tol(T), "%s, dx +%zu: vs float64 reference %.2e", what, offsets[oi], e);
-      th_check(guards_intact(dx[0], nx * es) && guards_intact(dx[1], nx * es),
+      th_check(th_guards_intact(dx[0], nx * es) && th_guards_intact(dx[1], nx * es),
                "%s, dx +%zu: nothing written outside dx", what, offsets[oi]);
       th_check(memcmp(dx[0], dx[1], nx * es) == 0, "%s, dx +%zu: three threads bitwise identical to serial", what,
                offsets[oi]);

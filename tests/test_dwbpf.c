@@ -167,8 +167,7 @@ static size_t place;
 
 static void *alloc_placed(size_t bytes, void **block) {
   if (!place) return *block = malloc(bytes);
-  if (posix_memalign(block, 4096, bytes + 4096) != 0) return *block = NULL;
-  return (char *)*block + (place - 1);
+  return th_guarded(bytes, place - 1, block);
 }
 
 static int run_case(const bcase *d, const kf_plan_options *opt, const char *want_kernel, const char *how,
