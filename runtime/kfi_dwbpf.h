@@ -122,6 +122,25 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
   return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
 }
 
+/* The input cols a sliding walk of out cols [c0, c1) reads (unit col
+   stride and dilation, kw tap cols, pl cols of left padding, w input
+   cols): [ixa, ixe), ramping in to sa (not every tap col's out col lies in
+   [c0, c1) yet), steady to se, ramping out to ixe. */
+typedef struct kfi_dwbpf_slide {
+  int64_t ixa, sa, se, ixe;
+} kfi_dwbpf_slide;
+
+static inline kfi_dwbpf_slide kfi_dwbpf_slide_cols(int64_t c0, int64_t c1, int64_t pl, int64_t w, int64_t kw) {
+  kfi_dwbpf_slide s;
+  const int64_t s0 = c0 - pl + kw - 1;
+  s.ixa = c0 - pl > 0 ? c0 - pl : 0;
+  s.ixe = c1 - pl + kw - 1 < w ? c1 - pl + kw - 1 : w;
+  s.sa = s0 > s.ixa ? s0 : s.ixa;
+  if (s.sa > s.ixe) s.sa = s.ixe;
+  s.se = c1 - pl < s.sa ? s.sa : c1 - pl < s.ixe ? c1 - pl : s.ixe;
+  return s;
+}
+
 /* The sweep (NHWC kernels that have one): on rows of at most
    KFI_DWBPF_SWEEP_COLS output cols, the per-row work of the channel passes
    (row pointers, ramps, setup) cost as much as the FMAs; a sweep sets each

@@ -864,10 +864,9 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
-      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
-      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
-      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
-      int64_t ix = ixa;
+      const kfi_dwbpf_slide sl = kfi_dwbpf_slide_cols(c0, c1, PL, W, 3);
+      const int64_t sa = sl.sa, se = sl.se, ixe = sl.ixe;
+      int64_t ix = sl.ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
@@ -940,10 +939,9 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_p1_full(const
          its vector of each filter row loaded once, for every tap col fx
          against dy of out col ix + PL - fx where that lies in [c0, c1) (the
          border cols too); each accumulator adds its terms by ascending ox */
-      const int64_t ixa = c0 - PL > 0 ? c0 - PL : 0, ixe = c1 - PL + 2 < W ? c1 - PL + 2 : W;
-      const int64_t s0 = c0 - PL + 2 > ixa ? c0 - PL + 2 : ixa, sa = s0 < ixe ? s0 : ixe;
-      const int64_t se = c1 - PL < sa ? sa : c1 - PL < ixe ? c1 - PL : ixe;
-      int64_t ix = ixa;
+      const kfi_dwbpf_slide sl = kfi_dwbpf_slide_cols(c0, c1, PL, W, 3);
+      const int64_t sa = sl.sa, se = sl.se, ixe = sl.ixe;
+      int64_t ix = sl.ixa;
       for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
         if (ix + PL >= c0 && ix + PL < c1) {
           const kv_f gv0 = kv_ld(g + (ix + PL) * C);
