@@ -14,6 +14,9 @@
 ** Every helper is static inline (KV_FN). One ISA and one storage type per
 ** translation unit (the names do not change with either).
 **   float memory: kv_ldf(p) kv_stf(p, v) kv_ldfn(p, n, fill) kv_stfn(p, v, n)
+**                 kv_stfp(p, v, n): as kv_stfn, in whole pieces (8, 4, 2, 1
+**                 lanes) where kv_stfn masks: a masked store beside streamed
+**                 lines stalls (docs/performance_dwbpi.md)
 **   T memory:     kv_ld(p)  kv_st(p, v)  kv_ldn(p, n, fill)  kv_stn(p, v, n)
 **                 kv_stream(p, v): non-temporal store, p aligned to KV_VBYTES
 **                 (a plain store where the ISA has none: KV_HAS_STREAM 0)

@@ -40,6 +40,17 @@ KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
   return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
 }
 KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm256_maskstore_ps(p, kv_mask(n), v); }
+KV_FN void kv_stfp(float *p, kv_f v, int64_t n) {
+  __m128 q = _mm256_castps256_ps128(v);
+  if (n >= 8) {
+    _mm256_storeu_ps(p, v);
+    return;
+  }
+  if (n & 4) _mm_storeu_ps(p, q), p += 4, q = _mm256_extractf128_ps(v, 1);
+  if (n & 2) _mm_storel_pi((__m64 *)(void *)p, q), p += 2, q = _mm_movehl_ps(q, q);
+  if (n & 1) _mm_store_ss(p, q);
+}
+#define KV_PIECES_F 1
 #define KV_PARTIAL_F 1
 #if KV_T == KV_T_F32
 #define KV_VBYTES 32

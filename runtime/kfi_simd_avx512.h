@@ -34,6 +34,19 @@ KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
 KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
 KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
 KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_stfp(float *p, kv_f v, int64_t n) {
+  __m256 h = _mm512_castps512_ps256(v);
+  __m128 q;
+  if (n >= 16) {
+    _mm512_storeu_ps(p, v);
+    return;
+  }
+  if (n & 8) _mm256_storeu_ps(p, h), p += 8, h = _mm512_extractf32x8_ps(v, 1);
+  q = _mm256_castps256_ps128(h);
+  if (n & 4) _mm_storeu_ps(p, q), p += 4, q = _mm256_extractf128_ps(h, 1);
+  if (n & 2) _mm_storel_pi((__m64 *)(void *)p, q), p += 2, q = _mm_movehl_ps(q, q);
+  if (n & 1) _mm_store_ss(p, q);
+}
 KV_FN void kv_sfence(void) { _mm_sfence(); }
 #if KV_T == KV_T_F32
 #define KV_VBYTES 64

@@ -61,6 +61,7 @@ KV_MFN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
   return vpselq_f32(vldrwq_z_f32(p, m), fill, m);
 }
 KV_MFN void kv_stfn(float *p, kv_f v, int64_t n) { vstrwq_p_f32(p, v, kv_tail(n)); }
+KV_MFN void kv_stfp(float *p, kv_f v, int64_t n) { kv_stfn(p, v, n); }
 KV_MFN void kv_sfence(void) {}
 #if KV_T == KV_T_F32
 #define KV_VBYTES 16

@@ -21,6 +21,9 @@ KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
   for (i = 0; i < n; i++) p[i] = t[i];
 }
 #endif
+#ifndef KV_PIECES_F
+KV_FN void kv_stfp(float *p, kv_f v, int64_t n) { kv_stfn(p, v, n); }
+#endif
 #ifndef KV_PARTIAL_T
 KV_FN kv_f kv_ldn(const KV_CT *p, int64_t n, kv_f fill) {
   float t[KV_W];

@@ -332,13 +332,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_block_body00(8, 1, g0, g1, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-/* One interior pixel o (every filter col of the phase present), channels
-   [c0, c1) at any bounds, stored plainly with masks: the parts of a row's
-   first and last interior pixels that the shifted, streamed blocks leave
-   (nhwc_rows.c.in); filter row fy exists iff bit fy of vm; q as below. */
+/* One interior pixel's channels [c0, c1), at any bounds (every filter col
+   of the phase present), stored plainly to o[0, c1 - c0), in pieces (no
+   masked store: dx streams beside them): the parts of pixels that the
+   shifted, streamed blocks leave (nhwc_rows.c.in); filter row fy exists
+   iff bit fy of vm; q as below. */
 static kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pixel_channels00(const float *r0, const float *r1, const float *r2, unsigned vm,
                                           int64_t q, const float *flt, float *o, int64_t CM, int64_t c0, int64_t c1) {
-  for (; c0 < c1; c0 += 16) {
+  for (; c0 < c1; c0 += 16, o += 16) {
     const int64_t n = c1 - c0 < 16 ? c1 - c0 : 16;
     kv_f s = kv_zero();
     if (vm & 1u) { /* filter row 0 */
@@ -365,7 +366,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
       s = kv_fma(kv_ldn(r2 + q * CM + c0, n, kv_zero()),
                  kv_ldn(flt + 8 * CM + c0, n, kv_zero()), s);
     }
-    kv_stn(o + c0, s, n);
+    kv_stfp(o, s, n);
   }
 }
 
@@ -570,7 +571,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
         }
         if (cb == 0) {
           kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pixel_channels00(r0, r1, r2, vm, (x0 + kl + PL - 2), flt, d + (x0 + kl) * C, CM, 0, x->shift);
-          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pixel_channels00(r0, r1, r2, vm, (x0 + kr - 1 + PL - 2), flt, d + (x0 + kr - 1) * C, CM, x->shift, C);
+          kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_pixel_channels00(r0, r1, r2, vm, (x0 + kr - 1 + PL - 2), flt, d + (x0 + kr - 1) * C + x->shift, CM, x->shift, C);
         }
       } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;

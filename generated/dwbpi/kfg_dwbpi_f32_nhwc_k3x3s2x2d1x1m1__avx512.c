@@ -27,6 +27,7 @@ typedef struct kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_ctx {
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
   int64_t ahead;                                  /* dx rows between a row and the one whose dy it prefetches (0: none) */
   int64_t ahead_lines;                            /* lines an interior block prefetches (the rest after the row) */
+  int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
 } kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args) {
@@ -246,6 +247,48 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block_body00(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends00(const float *r0, const float *r2, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 16 ? 16 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 16 ? 16 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 2 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 2 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 6 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 6 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 8 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 8 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+}
+
+/* n <= 16 floats from s to o, plainly (in pieces: dx streams beside them). */
+static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_put(float *o, const float *s, int64_t n) {
+  for (; n > 0; n -= 16, o += 16, s += 16) kv_stfp(o, kv_ld(s), n);
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -483,6 +526,35 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block_body01(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends01(const float *r0, const float *r2, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 16 ? 16 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 16 ? 16 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 7 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 7 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -678,6 +750,33 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block_body10(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends10(const float *r1, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 16 ? 16 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 16 ? 16 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 3 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 3 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 5 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 5 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -857,6 +956,29 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block_body11(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends11(const float *r1, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 16 ? 16 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 16 ? 16 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 4 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 4 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -915,6 +1037,10 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
   const int v2 = ty2 >= 0 && ty2 / 2 < OH;
   const float *r2 = dy + (b * OH + (v2 ? ty2 / 2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
+  _Alignas(64) float jl[512 + 1][16]; /* the row's junction lines, with x->shift (above) */
+  unsigned char inner[512];          /* pixel ix put both its ends into jl */
+  const int edged = x->nt && x->shift && cb == 0;
+  if (edged) memset(inner, 0, (size_t)W);
   { /* column phase 0: filter cols { 0, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u; /* every filter row exists */
@@ -937,7 +1063,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_5(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_6(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_7(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_8(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_2(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_4(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_5(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_6(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_7(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_8(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends00(r0, r2, vm, (ix + PL - 2) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -962,6 +1130,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
               case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -1033,7 +1232,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_5(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_6(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_7(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_8(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_2(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_4(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_5(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_6(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_7(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_8(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends01(r0, r2, vm, (ix + PL - 1) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1058,6 +1299,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
               case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -1095,6 +1367,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       }
     }
   }
+  if (edged) /* the junction lines: whole where both pixels put theirs, else each part plainly */
+    for (ix = 0; ix <= W; ix++) {
+      const int l = ix > 0 && inner[ix - 1], r = ix < W && inner[ix];
+      if (l && r) {
+        float *line = d + ix * C - (16 - x->shift);
+        kv_stream(line + 0, kv_ld(jl[ix] + 0));
+      } else {
+        if (l) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_put(d + ix * C - (16 - x->shift), jl[ix], 16 - x->shift);
+        if (r) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_put(d + ix * C, jl[ix] + 16 - x->shift, x->shift);
+      }
+    }
 }
 
 /* Output rows of phase 1: filter rows { 1 }. */
@@ -1113,6 +1396,10 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
   const int v1 = ty1 >= 0 && ty1 / 2 < OH;
   const float *r1 = dy + (b * OH + (v1 ? ty1 / 2 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
+  _Alignas(64) float jl[512 + 1][16]; /* the row's junction lines, with x->shift (above) */
+  unsigned char inner[512];          /* pixel ix put both its ends into jl */
+  const int edged = x->nt && x->shift && cb == 0;
+  if (edged) memset(inner, 0, (size_t)W);
   { /* column phase 0: filter cols { 0, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u; /* every filter row exists */
@@ -1135,7 +1422,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_5(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_6(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_7(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_8(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_2(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_3(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_4(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_5(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_6(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_7(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_8(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends10(r1, vm, (ix + PL - 2) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1160,6 +1489,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
               case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
               case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 2) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block10_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -1217,7 +1577,49 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl) {
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_5(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_6(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_7(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_8(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_2(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_3(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_4(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_5(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_6(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_7(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_8(r1 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_pixel_ends11(r1, vm, (ix + PL - 1) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -1248,6 +1650,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
           k += wb;
           if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
         }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 1) / 2;
+          float *o = d + (x0 + k * 2) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_block11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_2(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_3(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_4(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_5(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_6(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_7(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_checked_block11_8(r1 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
       }
     }
     if (CV < C && last) { /* channel tail, with the last chunk: masked, pixel by pixel */
@@ -1271,6 +1704,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_row1(const kfg_dwbpi_f32_n
       }
     }
   }
+  if (edged) /* the junction lines: whole where both pixels put theirs, else each part plainly */
+    for (ix = 0; ix <= W; ix++) {
+      const int l = ix > 0 && inner[ix - 1], r = ix < W && inner[ix];
+      if (l && r) {
+        float *line = d + ix * C - (16 - x->shift);
+        kv_stream(line + 0, kv_ld(jl[ix] + 0));
+      } else {
+        if (l) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_put(d + ix * C - (16 - x->shift), jl[ix], 16 - x->shift);
+        if (r) kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_put(d + ix * C, jl[ix] + 16 - x->shift, x->shift);
+      }
+    }
 }
 
 /* The read-ahead for the dx row g of the whole batch (image g / H): the dy
@@ -1352,9 +1796,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
-     line and dx on a line boundary; a misaligned dx stores plainly. */
+     line; a dx off a line boundary streams each interior pixel's whole
+     lines, its partial end lines stored plainly (nhwc_rows.c.in). */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.stream;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
+  x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || (a->c >= 32 && a->w <= 512));
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's
      working set per channel (its dy columns, the filter taps, its

@@ -27,6 +27,7 @@ typedef struct kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_ctx {
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
   int64_t ahead;                                  /* dx rows between a row and the one whose dy it prefetches (0: none) */
   int64_t ahead_lines;                            /* lines an interior block prefetches (the rest after the row) */
+  int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
 } kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args) {
@@ -768,6 +769,179 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block_body00(3, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends00(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 8 ? 8 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 8 ? 8 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 2 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 2 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 4 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 4 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 6 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 6 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 14 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 14 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 16 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 16 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 18 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 18 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 20 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 20 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 16u) { /* filter row 4 */
+      h = kv_fma(kv_ldn(r4 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 28 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 28 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 30 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 30 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 32 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 32 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 34 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 34 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 64u) { /* filter row 6 */
+      h = kv_fma(kv_ldn(r6 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 42 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 42 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 44 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 44 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 46 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 46 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 48 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 48 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+  {
+    const int64_t nh = shift - 8 < 0 ? 0 : shift - 8 > 8 ? 8 : shift - 8;
+    const int64_t nt = 16 - shift - 8 < 0 ? 0 : 16 - shift - 8 > 8 ? 8 : 16 - shift - 8;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 2 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 2 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 4 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 4 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 6 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 6 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 14 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 14 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 16 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 16 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 18 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 18 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 20 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 20 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 16u) { /* filter row 4 */
+      h = kv_fma(kv_ldn(r4 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 28 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 28 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 30 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 30 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 32 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 32 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 34 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 34 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 64u) { /* filter row 6 */
+      h = kv_fma(kv_ldn(r6 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 42 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 42 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 44 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 44 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 46 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 46 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 48 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 48 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 8, h, nh);
+    kv_stn(jt + 8, t, nt);
+  }
+}
+
+/* n <= 16 floats from s to o, plainly (in pieces: dx streams beside them). */
+static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_put(float *o, const float *s, int64_t n) {
+  for (; n > 0; n -= 8, o += 8, s += 8) kv_stfp(o, kv_ld(s), n);
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1621,6 +1795,142 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block_body01(4, 1, g0, g2, g4, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends01(const float *r0, const float *r2, const float *r4, const float *r6, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 8 ? 8 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 8 ? 8 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 3 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 3 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 5 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 5 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 15 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 15 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 17 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 17 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 19 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 19 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 16u) { /* filter row 4 */
+      h = kv_fma(kv_ldn(r4 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 29 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 29 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 31 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 31 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 33 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 33 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 64u) { /* filter row 6 */
+      h = kv_fma(kv_ldn(r6 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 43 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 43 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 45 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 45 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 47 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 47 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+  {
+    const int64_t nh = shift - 8 < 0 ? 0 : shift - 8 > 8 ? 8 : shift - 8;
+    const int64_t nt = 16 - shift - 8 < 0 ? 0 : 16 - shift - 8 > 8 ? 8 : 16 - shift - 8;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      h = kv_fma(kv_ldn(r0 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 3 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 3 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r0 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 5 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r0 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 5 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 4u) { /* filter row 2 */
+      h = kv_fma(kv_ldn(r2 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 15 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 15 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 17 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 17 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r2 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 19 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r2 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 19 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 16u) { /* filter row 4 */
+      h = kv_fma(kv_ldn(r4 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 29 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 29 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 31 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 31 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r4 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 33 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r4 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 33 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 64u) { /* filter row 6 */
+      h = kv_fma(kv_ldn(r6 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 43 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 43 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 45 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 45 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r6 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 47 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r6 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 47 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 8, h, nh);
+    kv_stn(jt + 8, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -2341,6 +2651,138 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block_body10(3, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends10(const float *r1, const float *r3, const float *r5, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 8 ? 8 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 8 ? 8 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 7 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 7 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 9 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 9 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 11 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 11 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 13 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 13 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 8u) { /* filter row 3 */
+      h = kv_fma(kv_ldn(r3 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 21 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 21 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 23 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 23 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 25 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 25 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 27 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 27 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 32u) { /* filter row 5 */
+      h = kv_fma(kv_ldn(r5 + (q + 3) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 35 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 3) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 35 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 37 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 37 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 39 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 39 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 41 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 41 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+  {
+    const int64_t nh = shift - 8 < 0 ? 0 : shift - 8 > 8 ? 8 : shift - 8;
+    const int64_t nt = 16 - shift - 8 < 0 ? 0 : 16 - shift - 8 > 8 ? 8 : 16 - shift - 8;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 7 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 7 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 9 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 9 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 11 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 11 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 13 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 13 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 8u) { /* filter row 3 */
+      h = kv_fma(kv_ldn(r3 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 21 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 21 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 23 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 23 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 25 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 25 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 27 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 27 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 32u) { /* filter row 5 */
+      h = kv_fma(kv_ldn(r5 + (q + 3) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 35 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 3) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 35 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 37 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 37 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 39 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 39 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 41 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 41 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 8, h, nh);
+    kv_stn(jt + 8, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -3025,6 +3467,114 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block_body11(4, 1, g1, g3, g5, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* An interior pixel's partial end lines (dx off a line boundary by shift
+   channels, nhwc_rows.c.in): channels [0, shift) to lanes [16 - shift, 16)
+   of the junction line jh, channels [C - 16 + shift, C) to lanes
+   [0, 16 - shift) of jt (the row's stack: masked stores are cheap there).
+   Two chains at once; q as below. */
+static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends11(const float *r1, const float *r3, const float *r5, unsigned vm,
+                                      int64_t q, const float *flt, float *jh, float *jt, int64_t CM, int64_t C, int64_t shift) {
+  const int64_t ct = C - 16 + shift;
+  {
+    const int64_t nh = shift - 0 < 0 ? 0 : shift - 0 > 8 ? 8 : shift - 0;
+    const int64_t nt = 16 - shift - 0 < 0 ? 0 : 16 - shift - 0 > 8 ? 8 : 16 - shift - 0;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 8 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 8 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 10 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 10 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 12 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 12 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 8u) { /* filter row 3 */
+      h = kv_fma(kv_ldn(r3 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 22 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 22 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 24 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 24 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 26 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 26 * CM + ct, nt, kv_zero()), t);
+    }
+    if (vm & 32u) { /* filter row 5 */
+      h = kv_fma(kv_ldn(r5 + (q + 2) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 36 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 2) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 36 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 1) * CM, nh, kv_zero()),
+                 kv_ldn(flt + 38 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 1) * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 38 * CM + ct, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + q * CM, nh, kv_zero()),
+                 kv_ldn(flt + 40 * CM, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + q * CM + ct, nt, kv_zero()),
+                 kv_ldn(flt + 40 * CM + ct, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 0, h, nh);
+    kv_stn(jt + 0, t, nt);
+  }
+  {
+    const int64_t nh = shift - 8 < 0 ? 0 : shift - 8 > 8 ? 8 : shift - 8;
+    const int64_t nt = 16 - shift - 8 < 0 ? 0 : 16 - shift - 8 > 8 ? 8 : 16 - shift - 8;
+    kv_f h = kv_zero(), t = kv_zero();
+    if (vm & 2u) { /* filter row 1 */
+      h = kv_fma(kv_ldn(r1 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 8 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 8 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 10 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 10 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r1 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 12 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r1 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 12 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 8u) { /* filter row 3 */
+      h = kv_fma(kv_ldn(r3 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 22 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 22 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 24 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 24 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r3 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 26 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r3 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 26 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    if (vm & 32u) { /* filter row 5 */
+      h = kv_fma(kv_ldn(r5 + (q + 2) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 36 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 2) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 36 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + (q + 1) * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 38 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + (q + 1) * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 38 * CM + ct + 8, nt, kv_zero()), t);
+      h = kv_fma(kv_ldn(r5 + q * CM + 8, nh, kv_zero()),
+                 kv_ldn(flt + 40 * CM + 8, nh, kv_zero()), h);
+      t = kv_fma(kv_ldn(r5 + q * CM + ct + 8, nt, kv_zero()),
+                 kv_ldn(flt + 40 * CM + ct + 8, nt, kv_zero()), t);
+    }
+    kv_stn(jh + 16 - shift + 8, h, nh);
+    kv_stn(jt + 8, t, nt);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -3171,6 +3721,10 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
   const int v6 = ty6 >= 0 && ty6 / 2 < OH;
   const float *r6 = dy + (b * OH + (v6 ? ty6 / 2 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
+  _Alignas(64) float jl[512 + 1][16]; /* the row's junction lines, with x->shift (above) */
+  unsigned char inner[512];          /* pixel ix put both its ends into jl */
+  const int edged = x->nt && x->shift && cb == 0;
+  if (edged) memset(inner, 0, (size_t)W);
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 1u + 4u + 16u + 64u; /* every filter row exists */
@@ -3193,7 +3747,42 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 3 pixels */
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 1) {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block00_2(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block00_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends00(r0, r2, r4, r6, vm, (ix + PL - 6) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 3 pixels */
         const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -3227,21 +3816,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block00_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -3389,7 +3978,43 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block01_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block01_4(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block01_2(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block01_3(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block01_4(r0 + q0 * CM + x->shift, r2 + q0 * CM + x->shift, r4 + q0 * CM + x->shift, r6 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends01(r0, r2, r4, r6, vm, (ix + PL - 5) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -3424,21 +4049,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_2(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_3(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_4(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_5(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_6(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_7(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block01_8(r0 + q0 * CM, r2 + q0 * CM, r4 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -3540,6 +4165,18 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
       }
     }
   }
+  if (edged) /* the junction lines: whole where both pixels put theirs, else each part plainly */
+    for (ix = 0; ix <= W; ix++) {
+      const int l = ix > 0 && inner[ix - 1], r = ix < W && inner[ix];
+      if (l && r) {
+        float *line = d + ix * C - (16 - x->shift);
+        kv_stream(line + 0, kv_ld(jl[ix] + 0));
+        kv_stream(line + 8, kv_ld(jl[ix] + 8));
+      } else {
+        if (l) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_put(d + ix * C - (16 - x->shift), jl[ix], 16 - x->shift);
+        if (r) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_put(d + ix * C, jl[ix] + 16 - x->shift, x->shift);
+      }
+    }
 }
 
 /* Output rows of phase 1: filter rows { 1, 3, 5 }. */
@@ -3566,6 +4203,10 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
   const int v5 = ty5 >= 0 && ty5 / 2 < OH;
   const float *r5 = dy + (b * OH + (v5 ? ty5 / 2 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
+  _Alignas(64) float jl[512 + 1][16]; /* the row's junction lines, with x->shift (above) */
+  unsigned char inner[512];          /* pixel ix put both its ends into jl */
+  const int edged = x->nt && x->shift && cb == 0;
+  if (edged) memset(inner, 0, (size_t)W);
   { /* column phase 0: filter cols { 0, 2, 4, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
     const int all = vm == 2u + 8u + 32u; /* every filter row exists */
@@ -3588,7 +4229,42 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 3 pixels */
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 6) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 1) {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block10_2(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block10_3(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block10_2(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block10_3(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends10(r1, r3, r5, vm, (ix + PL - 6) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 3 pixels */
         const int64_t ni = kr - kl, nb = (ni + 2) / 3, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -3622,21 +4298,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block10_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -3758,7 +4434,43 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
+      if (kr > kl && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: each interior pixel's whole lines, channels
+           [shift, C - 16 + shift), in blocks shifted by x->shift channels; the partial lines
+           at its ends, with the first chunk, into the row's junction lines jl (a line
+           between pixels ix - 1 and ix is jl[ix]), streamed after the row where both
+           pixels are interior (nhwc_rows.c.in's end) */
+        const int64_t se = ce < C - 16 ? ce : C - 16;
+        const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
+          const int64_t q0 = (x0 + k * 2 + PL - 5) / 2;
+          float *o = d + (x0 + k * 2) * C + x->shift;
+          if (all && wb > 2) {
+            switch (wb) {
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block11_3(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_block11_4(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block11_2(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block11_3(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_line_checked_block11_4(r1 + q0 * CM + x->shift, r3 + q0 * CM + x->shift, r5 + q0 * CM + x->shift, flt + x->shift, o, CM, C, cb, se, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+        for (k = kl; k < kr && cb == 0; k++) {
+          ix = x0 + k * 2;
+          kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_pixel_ends11(r1, r3, r5, vm, (ix + PL - 5) / 2, flt, jl[ix], jl[ix + 1], CM, C, x->shift);
+          inner[ix] = 1;
+        }
+      } else if (kr > kl && x->nt) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
         const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
@@ -3793,21 +4505,21 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
               default: break;
             }
           } else {
             switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 2: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_2(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_3(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_4(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_5(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_6(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_7(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_checked_block11_8(r1 + q0 * CM, r3 + q0 * CM, r5 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
               default: break;
             }
           }
@@ -3889,6 +4601,18 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_row1(const kfg_dwbpi_f32_nhw
       }
     }
   }
+  if (edged) /* the junction lines: whole where both pixels put theirs, else each part plainly */
+    for (ix = 0; ix <= W; ix++) {
+      const int l = ix > 0 && inner[ix - 1], r = ix < W && inner[ix];
+      if (l && r) {
+        float *line = d + ix * C - (16 - x->shift);
+        kv_stream(line + 0, kv_ld(jl[ix] + 0));
+        kv_stream(line + 8, kv_ld(jl[ix] + 8));
+      } else {
+        if (l) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_put(d + ix * C - (16 - x->shift), jl[ix], 16 - x->shift);
+        if (r) kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_put(d + ix * C, jl[ix] + 16 - x->shift, x->shift);
+      }
+    }
 }
 
 /* The read-ahead for the dx row g of the whole batch (image g / H): the dy
@@ -3970,9 +4694,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2(const void *args, const kfi_par *pa
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
-     line and dx on a line boundary; a misaligned dx stores plainly. */
+     line; a dx off a line boundary streams each interior pixel's whole
+     lines, its partial end lines stored plainly (nhwc_rows.c.in). */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.stream;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
+  x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || (a->c >= 32 && a->w <= 512));
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's
      working set per channel (its dy columns, the filter taps, its
