@@ -1800,7 +1800,7 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *
      lines, its partial end lines stored plainly (nhwc_rows.c.in). */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.stream;
   x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || (a->c >= 32 && a->w <= 512));
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || (a->c >= 64 && a->w <= 512));
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's
      working set per channel (its dy columns, the filter taps, its
