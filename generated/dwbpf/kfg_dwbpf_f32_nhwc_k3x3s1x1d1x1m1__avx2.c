@@ -72,141 +72,147 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_sweep(const kfi
         kv_f s2_2 = kv_ldf(buf + 8 * chunk + ch);
         int64_t ix = ixa;
         if (vm == 7u) { /* every filter row exists */
-          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
-            if (ix + PL >= c0 && ix + PL < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
-              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
-              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
-            }
-            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
-              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
-              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
-              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
-            }
-            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
-              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
-              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
-              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
-            }
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+      if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
           }
-          if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
-            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
-            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
-            for (; ix < se; ix++) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              {
-                const kv_f xv = kv_ld(x0 + ix * C);
-                s0_0 = kv_fma(xv, gv, s0_0);
-                s0_1 = kv_fma(xv, gq1, s0_1);
-                s0_2 = kv_fma(xv, gq2, s0_2);
-              }
-              {
-                const kv_f xv = kv_ld(x1 + ix * C);
-                s1_0 = kv_fma(xv, gv, s1_0);
-                s1_1 = kv_fma(xv, gq1, s1_1);
-                s1_2 = kv_fma(xv, gq2, s1_2);
-              }
-              {
-                const kv_f xv = kv_ld(x2 + ix * C);
-                s2_0 = kv_fma(xv, gv, s2_0);
-                s2_1 = kv_fma(xv, gq1, s2_1);
-                s2_2 = kv_fma(xv, gq2, s2_2);
-              }
-              gq2 = gq1;
-              gq1 = gv;
-            }
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
           }
-          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
-            if (ix + PL >= c0 && ix + PL < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
-              s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
-              s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
-            }
-            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
-              s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
-              s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
-              s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
-            }
-            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
-              s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
-              s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
-              s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
-            }
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
           }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
         } else { /* a row with missing filter rows */
-          for (; ix < sa; ix++) { /* ramp in: the tap cols whose out col is in [c0, c1) */
-            if (ix + PL >= c0 && ix + PL < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
-              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
-              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
-            }
-            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
-              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
-              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
-              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
-            }
-            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
-              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
-              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
-              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
-            }
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+      if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) {
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
           }
-          if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
-            kv_f gq1 = kv_ld(g + (ix + PL - 1) * C);
-            kv_f gq2 = kv_ld(g + (ix + PL - 2) * C);
-            for (; ix < se; ix++) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              if (vm & 1u) {
-                const kv_f xv = kv_ld(x0 + ix * C);
-                s0_0 = kv_fma(xv, gv, s0_0);
-                s0_1 = kv_fma(xv, gq1, s0_1);
-                s0_2 = kv_fma(xv, gq2, s0_2);
-              }
-              if (vm & 2u) {
-                const kv_f xv = kv_ld(x1 + ix * C);
-                s1_0 = kv_fma(xv, gv, s1_0);
-                s1_1 = kv_fma(xv, gq1, s1_1);
-                s1_2 = kv_fma(xv, gq2, s1_2);
-              }
-              if (vm & 4u) {
-                const kv_f xv = kv_ld(x2 + ix * C);
-                s2_0 = kv_fma(xv, gv, s2_0);
-                s2_1 = kv_fma(xv, gq1, s2_1);
-                s2_2 = kv_fma(xv, gq2, s2_2);
-              }
-              gq2 = gq1;
-              gq1 = gv;
-            }
           }
-          for (; ix < ixe; ix++) { /* ramp out: the tap cols whose out col is in [c0, c1) */
-            if (ix + PL >= c0 && ix + PL < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL) * C);
-              if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv, s0_0);
-              if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv, s1_0);
-              if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv, s2_0);
-            }
-            if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 1) * C);
-              if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv, s0_1);
-              if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv, s1_1);
-              if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv, s2_1);
-            }
-            if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
-              const kv_f gv = kv_ld(g + (ix + PL - 2) * C);
-              if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv, s0_2);
-              if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv, s1_2);
-              if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv, s2_2);
-            }
+          if (vm & 2u) {
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
           }
+          }
+          if (vm & 4u) {
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+          }
+          }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
         }
         kv_stf(buf + 0 * chunk + ch, s0_0);
         kv_stf(buf + 1 * chunk + ch, s0_1);
