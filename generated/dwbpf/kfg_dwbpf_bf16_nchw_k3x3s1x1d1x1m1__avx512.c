@@ -369,6 +369,206 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_ends(cons
   part[8 * C + c] += kv_hsum(s2_2);
 }
 
+/* pass 1 (filter rows 0, 1, 2), by row: vectors j in [0, nvec) (cols c0 + j*16 ...) with
+   jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
+                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 16;
+  const int left = jl > 0, right = jr < nvec;
+  int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  /* left end, tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
+  int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 16 ? c1 - oxl : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask ml0;
+  if (W + PL - 0 - oxl < hil0) hil0 = W + PL - 0 - oxl;
+  ml0 = hil0 > lol0 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lol0, hil0) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* left end, tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
+  int64_t lol1 = PL - 1 - oxl > 0 ? PL - 1 - oxl : 0, hil1 = c1 - oxl < 16 ? c1 - oxl : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask ml1;
+  if (W + PL - 1 - oxl < hil1) hil1 = W + PL - 1 - oxl;
+  ml1 = hil1 > lol1 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lol1, hil1) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* left end, tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
+  int64_t lol2 = PL - 2 - oxl > 0 ? PL - 2 - oxl : 0, hil2 = c1 - oxl < 16 ? c1 - oxl : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask ml2;
+  if (W + PL - 2 - oxl < hil2) hil2 = W + PL - 2 - oxl;
+  ml2 = hil2 > lol2 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lol2, hil2) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* right end, tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
+  int64_t lor0 = PL - 0 - oxr > 0 ? PL - 0 - oxr : 0, hir0 = c1 - oxr < 16 ? c1 - oxr : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask mr0;
+  if (W + PL - 0 - oxr < hir0) hir0 = W + PL - 0 - oxr;
+  mr0 = hir0 > lor0 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lor0, hir0) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* right end, tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
+  int64_t lor1 = PL - 1 - oxr > 0 ? PL - 1 - oxr : 0, hir1 = c1 - oxr < 16 ? c1 - oxr : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask mr1;
+  if (W + PL - 1 - oxr < hir1) hir1 = W + PL - 1 - oxr;
+  mr1 = hir1 > lor1 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lor1, hir1) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* right end, tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
+  int64_t lor2 = PL - 2 - oxr > 0 ? PL - 2 - oxr : 0, hir2 = c1 - oxr < 16 ? c1 - oxr : 16;
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask mr2;
+  if (W + PL - 2 - oxr < hir2) hir2 = W + PL - 2 - oxr;
+  mr2 = hir2 > lor2 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(lor2, hir2) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_lane_mask(0, 0);
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    { /* as the fast walker: dy's row and the pass's last input row 2 rows on */
+      int64_t k;
+      for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+      for (k = 0; k < W; k += 32) KFI_PREFETCH(x2, 2 * W + k);
+    }
+    if (vm == 7u) { /* every filter row exists */
+      if (left) { /* the left end */
+        if (hil0 > lol0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
+          s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+          s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+        }
+        if (hil1 > lol1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
+          s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+          s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+        }
+        if (hil2 > lol2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
+          s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+          s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+        }
+      }
+      for (j = jl; j < jr; j++) { /* the clean vectors */
+        const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+        s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+        s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+        s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+        s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+        s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+        s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+      }
+      if (right) { /* the right end */
+        if (hir0 > lor0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
+          s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+          s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+        }
+        if (hir1 > lor1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
+          s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+          s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+        }
+        if (hir2 > lor2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
+          s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+          s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+        }
+      }
+    } else if (vm) { /* a row with missing filter rows */
+      if (left) { /* the left end */
+        if (hil0 > lol0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
+          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+        }
+        if (hil1 > lol1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
+          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+        }
+        if (hil2 > lol2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
+          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+        }
+      }
+      for (j = jl; j < jr; j++) { /* the clean vectors */
+        const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
+          s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+          s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+          s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+        }
+        if (vm & 2u) {
+          s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+          s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+          s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+          s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+          s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+        }
+      }
+      if (right) { /* the right end */
+        if (hir0 > lor0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
+          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+        }
+        if (hir1 > lor1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
+          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+        }
+        if (hir2 > lor2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
+          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+        }
+      }
+    }
+  }
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s1_0);
+  part[4 * C + c] += kv_hsum(s1_1);
+  part[5 * C + c] += kv_hsum(s1_2);
+  part[6 * C + c] += kv_hsum(s2_0);
+  part[7 * C + c] += kv_hsum(s2_1);
+  part[8 * C + c] += kv_hsum(s2_2);
+}
+
 #define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_L1 0
 #define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_LANES 16
 #define kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_SPANS 0
@@ -390,6 +590,12 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_arg
   if (a->flat && c0 == 0 && c1 == a->ow && a->ow == W && W < ((int64_t)1 << 30)) {
     for (c = ch0; c < ch1; c++) {
       kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_flat(a, r0, r1, c, part);
+    }
+    return;
+  }
+  if (jl <= 1 && nvec - jr <= 1) { /* at most one end vector a side: by row */
+    for (c = ch0; c < ch1; c++) {
+      kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
     }
     return;
   }

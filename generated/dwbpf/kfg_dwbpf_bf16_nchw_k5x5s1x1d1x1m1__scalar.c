@@ -338,6 +338,387 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_ends(cons
   part[24 * C + c] += kv_hsum(s4_4);
 }
 
+/* pass 1 (filter rows 0, 1, 2, 3, 4), by row: vectors j in [0, nvec) (cols c0 + j*1 ...) with
+   jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
+                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 1;
+  const int left = jl > 0, right = jr < nvec;
+  int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  /* left end, tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
+  int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 1 ? c1 - oxl : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask ml0;
+  if (W + PL - 0 - oxl < hil0) hil0 = W + PL - 0 - oxl;
+  ml0 = hil0 > lol0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lol0, hil0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* left end, tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
+  int64_t lol1 = PL - 1 - oxl > 0 ? PL - 1 - oxl : 0, hil1 = c1 - oxl < 1 ? c1 - oxl : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask ml1;
+  if (W + PL - 1 - oxl < hil1) hil1 = W + PL - 1 - oxl;
+  ml1 = hil1 > lol1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lol1, hil1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* left end, tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
+  int64_t lol2 = PL - 2 - oxl > 0 ? PL - 2 - oxl : 0, hil2 = c1 - oxl < 1 ? c1 - oxl : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask ml2;
+  if (W + PL - 2 - oxl < hil2) hil2 = W + PL - 2 - oxl;
+  ml2 = hil2 > lol2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lol2, hil2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* left end, tap col 3: the lanes whose input col oxl + lane - PL + 3 and output col exist */
+  int64_t lol3 = PL - 3 - oxl > 0 ? PL - 3 - oxl : 0, hil3 = c1 - oxl < 1 ? c1 - oxl : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask ml3;
+  if (W + PL - 3 - oxl < hil3) hil3 = W + PL - 3 - oxl;
+  ml3 = hil3 > lol3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lol3, hil3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* left end, tap col 4: the lanes whose input col oxl + lane - PL + 4 and output col exist */
+  int64_t lol4 = PL - 4 - oxl > 0 ? PL - 4 - oxl : 0, hil4 = c1 - oxl < 1 ? c1 - oxl : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask ml4;
+  if (W + PL - 4 - oxl < hil4) hil4 = W + PL - 4 - oxl;
+  ml4 = hil4 > lol4 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lol4, hil4) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* right end, tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
+  int64_t lor0 = PL - 0 - oxr > 0 ? PL - 0 - oxr : 0, hir0 = c1 - oxr < 1 ? c1 - oxr : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask mr0;
+  if (W + PL - 0 - oxr < hir0) hir0 = W + PL - 0 - oxr;
+  mr0 = hir0 > lor0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lor0, hir0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* right end, tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
+  int64_t lor1 = PL - 1 - oxr > 0 ? PL - 1 - oxr : 0, hir1 = c1 - oxr < 1 ? c1 - oxr : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask mr1;
+  if (W + PL - 1 - oxr < hir1) hir1 = W + PL - 1 - oxr;
+  mr1 = hir1 > lor1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lor1, hir1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* right end, tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
+  int64_t lor2 = PL - 2 - oxr > 0 ? PL - 2 - oxr : 0, hir2 = c1 - oxr < 1 ? c1 - oxr : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask mr2;
+  if (W + PL - 2 - oxr < hir2) hir2 = W + PL - 2 - oxr;
+  mr2 = hir2 > lor2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lor2, hir2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* right end, tap col 3: the lanes whose input col oxr + lane - PL + 3 and output col exist */
+  int64_t lor3 = PL - 3 - oxr > 0 ? PL - 3 - oxr : 0, hir3 = c1 - oxr < 1 ? c1 - oxr : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask mr3;
+  if (W + PL - 3 - oxr < hir3) hir3 = W + PL - 3 - oxr;
+  mr3 = hir3 > lor3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lor3, hir3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* right end, tap col 4: the lanes whose input col oxr + lane - PL + 4 and output col exist */
+  int64_t lor4 = PL - 4 - oxr > 0 ? PL - 4 - oxr : 0, hir4 = c1 - oxr < 1 ? c1 - oxr : 1;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_mask mr4;
+  if (W + PL - 4 - oxr < hir4) hir4 = W + PL - 4 - oxr;
+  mr4 = hir4 > lor4 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(lor4, hir4) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_lane_mask(0, 0);
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s0_3 = kv_zero();
+  kv_f s0_4 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s1_3 = kv_zero();
+  kv_f s1_4 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  kv_f s2_3 = kv_zero();
+  kv_f s2_4 = kv_zero();
+  kv_f s3_0 = kv_zero();
+  kv_f s3_1 = kv_zero();
+  kv_f s3_2 = kv_zero();
+  kv_f s3_3 = kv_zero();
+  kv_f s3_4 = kv_zero();
+  kv_f s4_0 = kv_zero();
+  kv_f s4_1 = kv_zero();
+  kv_f s4_2 = kv_zero();
+  kv_f s4_3 = kv_zero();
+  kv_f s4_4 = kv_zero();
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    const uint16_t *x3 = x;
+    const uint16_t *x4 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+      x3 = x + ((b * C + c) * H + iy0 + 3) * W;
+      vm |= 8u;
+    }
+    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+      x4 = x + ((b * C + c) * H + iy0 + 4) * W;
+      vm |= 16u;
+    }
+    if (vm == 31u) { /* every filter row exists */
+      if (left) { /* the left end */
+        if (hil0 > lol0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
+          s0_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
+          s1_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
+          s2_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
+          s3_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 0, ml0), gv), s3_0);
+          s4_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 0, ml0), gv), s4_0);
+        }
+        if (hil1 > lol1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
+          s0_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
+          s1_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
+          s2_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
+          s3_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 1, ml1), gv), s3_1);
+          s4_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 1, ml1), gv), s4_1);
+        }
+        if (hil2 > lol2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
+          s0_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
+          s1_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
+          s2_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
+          s3_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 2, ml2), gv), s3_2);
+          s4_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 2, ml2), gv), s4_2);
+        }
+        if (hil3 > lol3) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml3);
+          s0_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 3, ml3), gv), s0_3);
+          s1_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 3, ml3), gv), s1_3);
+          s2_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 3, ml3), gv), s2_3);
+          s3_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 3, ml3), gv), s3_3);
+          s4_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 3, ml3), gv), s4_3);
+        }
+        if (hil4 > lol4) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml4);
+          s0_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 4, ml4), gv), s0_4);
+          s1_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 4, ml4), gv), s1_4);
+          s2_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 4, ml4), gv), s2_4);
+          s3_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 4, ml4), gv), s3_4);
+          s4_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 4, ml4), gv), s4_4);
+        }
+      }
+      for (j = jl; j < jr; j++) { /* the clean vectors */
+        const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+        s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1), gv), s0_1);
+        s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2), gv), s0_2);
+        s0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3), gv), s0_3);
+        s0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4), gv), s0_4);
+        s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+        s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1), gv), s1_1);
+        s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2), gv), s1_2);
+        s1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3), gv), s1_3);
+        s1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4), gv), s1_4);
+        s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+        s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1), gv), s2_1);
+        s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2), gv), s2_2);
+        s2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3), gv), s2_3);
+        s2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4), gv), s2_4);
+        s3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv), s3_0);
+        s3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1), gv), s3_1);
+        s3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2), gv), s3_2);
+        s3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3), gv), s3_3);
+        s3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4), gv), s3_4);
+        s4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv), s4_0);
+        s4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1), gv), s4_1);
+        s4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2), gv), s4_2);
+        s4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3), gv), s4_3);
+        s4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4), gv), s4_4);
+      }
+      if (right) { /* the right end */
+        if (hir0 > lor0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
+          s0_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
+          s1_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
+          s2_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
+          s3_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 0, mr0), gv), s3_0);
+          s4_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 0, mr0), gv), s4_0);
+        }
+        if (hir1 > lor1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
+          s0_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
+          s1_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
+          s2_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
+          s3_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 1, mr1), gv), s3_1);
+          s4_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 1, mr1), gv), s4_1);
+        }
+        if (hir2 > lor2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
+          s0_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
+          s1_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
+          s2_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
+          s3_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 2, mr2), gv), s3_2);
+          s4_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 2, mr2), gv), s4_2);
+        }
+        if (hir3 > lor3) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr3);
+          s0_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 3, mr3), gv), s0_3);
+          s1_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 3, mr3), gv), s1_3);
+          s2_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 3, mr3), gv), s2_3);
+          s3_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 3, mr3), gv), s3_3);
+          s4_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 3, mr3), gv), s4_3);
+        }
+        if (hir4 > lor4) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr4);
+          s0_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 4, mr4), gv), s0_4);
+          s1_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 4, mr4), gv), s1_4);
+          s2_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 4, mr4), gv), s2_4);
+          s3_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 4, mr4), gv), s3_4);
+          s4_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 4, mr4), gv), s4_4);
+        }
+      }
+    } else if (vm) { /* a row with missing filter rows */
+      if (left) { /* the left end */
+        if (hil0 > lol0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
+          if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
+          if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
+          if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
+          if (vm & 8u) s3_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 0, ml0), gv), s3_0);
+          if (vm & 16u) s4_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 0, ml0), gv), s4_0);
+        }
+        if (hil1 > lol1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
+          if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
+          if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
+          if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
+          if (vm & 8u) s3_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 1, ml1), gv), s3_1);
+          if (vm & 16u) s4_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 1, ml1), gv), s4_1);
+        }
+        if (hil2 > lol2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
+          if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
+          if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
+          if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
+          if (vm & 8u) s3_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 2, ml2), gv), s3_2);
+          if (vm & 16u) s4_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 2, ml2), gv), s4_2);
+        }
+        if (hil3 > lol3) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml3);
+          if (vm & 1u) s0_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 3, ml3), gv), s0_3);
+          if (vm & 2u) s1_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 3, ml3), gv), s1_3);
+          if (vm & 4u) s2_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 3, ml3), gv), s2_3);
+          if (vm & 8u) s3_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 3, ml3), gv), s3_3);
+          if (vm & 16u) s4_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 3, ml3), gv), s4_3);
+        }
+        if (hil4 > lol4) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxl, ml4);
+          if (vm & 1u) s0_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 4, ml4), gv), s0_4);
+          if (vm & 2u) s1_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 4, ml4), gv), s1_4);
+          if (vm & 4u) s2_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 4, ml4), gv), s2_4);
+          if (vm & 8u) s3_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxl - PL + 4, ml4), gv), s3_4);
+          if (vm & 16u) s4_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxl - PL + 4, ml4), gv), s4_4);
+        }
+      }
+      for (j = jl; j < jr; j++) { /* the clean vectors */
+        const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
+          s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+          s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1), gv), s0_1);
+          s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2), gv), s0_2);
+          s0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3), gv), s0_3);
+          s0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4), gv), s0_4);
+        }
+        if (vm & 2u) {
+          s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+          s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1), gv), s1_1);
+          s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2), gv), s1_2);
+          s1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3), gv), s1_3);
+          s1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4), gv), s1_4);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+          s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1), gv), s2_1);
+          s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2), gv), s2_2);
+          s2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3), gv), s2_3);
+          s2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4), gv), s2_4);
+        }
+        if (vm & 8u) {
+          s3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv), s3_0);
+          s3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1), gv), s3_1);
+          s3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2), gv), s3_2);
+          s3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3), gv), s3_3);
+          s3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4), gv), s3_4);
+        }
+        if (vm & 16u) {
+          s4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv), s4_0);
+          s4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1), gv), s4_1);
+          s4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2), gv), s4_2);
+          s4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3), gv), s4_3);
+          s4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4), gv), s4_4);
+        }
+      }
+      if (right) { /* the right end */
+        if (hir0 > lor0) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
+          if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
+          if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
+          if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
+          if (vm & 8u) s3_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 0, mr0), gv), s3_0);
+          if (vm & 16u) s4_0 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 0, mr0), gv), s4_0);
+        }
+        if (hir1 > lor1) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
+          if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
+          if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
+          if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
+          if (vm & 8u) s3_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 1, mr1), gv), s3_1);
+          if (vm & 16u) s4_1 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 1, mr1), gv), s4_1);
+        }
+        if (hir2 > lor2) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
+          if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
+          if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
+          if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
+          if (vm & 8u) s3_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 2, mr2), gv), s3_2);
+          if (vm & 16u) s4_2 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 2, mr2), gv), s4_2);
+        }
+        if (hir3 > lor3) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr3);
+          if (vm & 1u) s0_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 3, mr3), gv), s0_3);
+          if (vm & 2u) s1_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 3, mr3), gv), s1_3);
+          if (vm & 4u) s2_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 3, mr3), gv), s2_3);
+          if (vm & 8u) s3_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 3, mr3), gv), s3_3);
+          if (vm & 16u) s4_3 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 3, mr3), gv), s4_3);
+        }
+        if (hir4 > lor4) {
+          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(g, oxr, mr4);
+          if (vm & 1u) s0_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 4, mr4), gv), s0_4);
+          if (vm & 2u) s1_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 4, mr4), gv), s1_4);
+          if (vm & 4u) s2_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 4, mr4), gv), s2_4);
+          if (vm & 8u) s3_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x3, oxr - PL + 4, mr4), gv), s3_4);
+          if (vm & 16u) s4_4 = kv_add(kv_mul(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_load_lanes(x4, oxr - PL + 4, mr4), gv), s4_4);
+        }
+      }
+    }
+  }
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s0_3);
+  part[4 * C + c] += kv_hsum(s0_4);
+  part[5 * C + c] += kv_hsum(s1_0);
+  part[6 * C + c] += kv_hsum(s1_1);
+  part[7 * C + c] += kv_hsum(s1_2);
+  part[8 * C + c] += kv_hsum(s1_3);
+  part[9 * C + c] += kv_hsum(s1_4);
+  part[10 * C + c] += kv_hsum(s2_0);
+  part[11 * C + c] += kv_hsum(s2_1);
+  part[12 * C + c] += kv_hsum(s2_2);
+  part[13 * C + c] += kv_hsum(s2_3);
+  part[14 * C + c] += kv_hsum(s2_4);
+  part[15 * C + c] += kv_hsum(s3_0);
+  part[16 * C + c] += kv_hsum(s3_1);
+  part[17 * C + c] += kv_hsum(s3_2);
+  part[18 * C + c] += kv_hsum(s3_3);
+  part[19 * C + c] += kv_hsum(s3_4);
+  part[20 * C + c] += kv_hsum(s4_0);
+  part[21 * C + c] += kv_hsum(s4_1);
+  part[22 * C + c] += kv_hsum(s4_2);
+  part[23 * C + c] += kv_hsum(s4_3);
+  part[24 * C + c] += kv_hsum(s4_4);
+}
+
 #define kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_L1 0
 #define kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_LANES 1
 #define kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_SPANS 0
@@ -356,6 +737,12 @@ static void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_piece(const kfi_dwbpf_arg
   if (e > c1) e = c1;
   jr = e - c0 >= 1 ? (e - c0) / 1 : 0;
   if (jr < jl) jr = jl;
+  if (jl <= 1 && nvec - jr <= 1) { /* at most one end vector a side: by row */
+    for (c = ch0; c < ch1; c++) {
+      kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+    }
+    return;
+  }
   for (c = ch0; c < ch1; c++) {
     if (jr > jl) kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
     if (jl > 0 || jr < nvec) kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
