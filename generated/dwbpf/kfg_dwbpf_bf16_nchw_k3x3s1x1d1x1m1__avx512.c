@@ -91,6 +91,10 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_p1_flat(const kfi_dwbpf_a
       const kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask m0 = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_between(col, lo0, hi0);
       const kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask m1 = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_between(col, lo1, hi1);
       const kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_mask m2 = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_between(col, lo2, hi2);
+      /* the line of dy and of the pass's last x row 2 rows on, as the row walkers read
+         ahead (harmless past the plane: a hint) */
+      KFI_PREFETCH(gp, i + 2 * W);
+      KFI_PREFETCH(xp, i + o2 + 2 * W + 2);
       if (i + omin >= 0 && i + 16 + omax <= HW && i + 16 <= f1) {
         const kv_f gv = kv_ld(gp + i);
         s0_0 = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0), gv, s0_0, m0);

@@ -115,6 +115,10 @@ static void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_p1_flat(const kfi_dwbpf_a
       const kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m2 = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo2, hi2);
       const kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m3 = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo3, hi3);
       const kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m4 = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_between(col, lo4, hi4);
+      /* the line of dy and of the pass's last x row 2 rows on, as the row walkers read
+         ahead (harmless past the plane: a hint) */
+      KFI_PREFETCH(gp, i + 2 * W);
+      KFI_PREFETCH(xp, i + o4 + 2 * W + 4);
       if (i + omin >= 0 && i + 16 + omax <= HW && i + 16 <= f1) {
         const kv_f gv = kv_ld(gp + i);
         s0_0 = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_fma_lanes(kv_ld(xp + i + o0), gv, s0_0, m0);
