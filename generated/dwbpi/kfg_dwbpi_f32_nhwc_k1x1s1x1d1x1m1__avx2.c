@@ -27,6 +27,8 @@ typedef struct kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ctx {
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
   int64_t ahead;                                  /* dx rows between a row and the one whose dy it prefetches (0: none) */
   int64_t ahead_lines;                            /* lines an interior block prefetches (the rest after the row) */
+  int64_t shift;                                  /* channels before dx's first line boundary (0: aligned) */
+  const float *frot;                              /* with shift: the filter rotated by shift channels */
 } kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
@@ -319,6 +321,24 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
                                          float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
   kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block_body00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
+/* One interior pixel's channels [c0, c1), at any bounds (every filter col
+   of the phase present), stored plainly to o[0, c1 - c0), in pieces (no
+   masked store: dx streams beside them): the parts of pixels that the
+   shifted, streamed blocks leave (nhwc_rows.c.in); filter row fy exists
+   iff bit fy of vm; q as below. */
+static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(const float *r0, unsigned vm,
+                                          int64_t q, const float *flt, float *o, int64_t CM, int64_t c0, int64_t c1) {
+  for (; c0 < c1; c0 += 8, o += 8) {
+    const int64_t n = c1 - c0 < 8 ? c1 - c0 : 8;
+    kv_f s = kv_zero();
+    if (vm & 1u) { /* filter row 0 */
+      s = kv_fma(kv_ldn(r0 + q * CM + c0, n, kv_zero()),
+                 kv_ldn(flt + c0, n, kv_zero()), s);
+    }
+    kv_stfp(o, s, n);
+  }
+}
+
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -477,6 +497,162 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_row0(const kfg_dwbpi_f32_nhw
   }
 }
 
+/* Output rows of phase 0: filter rows { 0 }. */
+static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_srow0(const kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ctx *x, int64_t b, int64_t iy, const int64_t cb, const int64_t ce,
+                         const int last, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ahead *ra) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
+  const int64_t CV = C - C % 8; /* channels in whole vectors */
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)ra, (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
+  vm |= v0 ? 1u : 0u;
+  { /* column phase 0: filter cols { 0 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 1u; /* every filter row exists */
+    if (cb < ce) { /* the channel chunk [cb, ce) */
+      /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
+      const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
+      int64_t kb = kr;
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u))
+      for (k = 0; k < kl || kb < n;) {
+        if (k < kl && kb < n) {
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_border_pair00(r0, vm, (ia + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK(ia), d + ia * C,
+                      (ib + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
+          k++, kb++;
+        } else {
+          const int64_t k1 = k < kl ? k++ : kb++;
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_border_pixel00(r0, vm, (ix + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
+        }
+      }
+#undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_COL_MASK
+      /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
+      if (kr - kl >= 3 && x->nt && x->shift) {
+        /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
+           line boundaries (a virtual pixel's last lines are the next pixel's first channels:
+           the same taps, a rotated filter, x->frot); the channels they leave, pixel kl's
+           first x->shift and pixel kr - 1's others, stored plainly (a line both streamed and
+           stored plainly costs more than the stream saves) */
+        const int64_t ni = kr - 1 - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C + x->shift;
+          if (all && wb > 3) {
+            switch (wb) {
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_4(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_4(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_5(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_6(r0 + q0 * CM + x->shift, x->frot, o, CM, C, cb, ce, 1, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+        if (cb == 0) {
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(r0, vm, (x0 + kl + PL), flt, d + (x0 + kl) * C, CM, 0, x->shift);
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_pixel_channels00(r0, vm, (x0 + kr - 1 + PL), flt, d + (x0 + kr - 1) * C + x->shift, CM, x->shift, C);
+        }
+      } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 6 pixels */
+        const int64_t ni = kr - kl, nb = (ni + 5) / 6, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C;
+          if (all && wb > 3) {
+            switch (wb) {
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_line_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+      } else if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, 0, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_read_some(ra, x->ahead_lines);
+        }
+      }
+    }
+    if (CV < C && last) { /* channel tail, with the last chunk: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = rem;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k;
+        {
+          kv_f s_0 = kv_zero();
+          if (v0) {
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
+            }
+          }
+          kv_stn(d + ix * C + c0, s_0, rem);
+        }
+      }
+    }
+  }
+}
+
 /* The read-ahead for the dx row g of the whole batch (image g / H): the dy
    rows it is the first to read (dy row oy is first read by dx row
    oy*sh - pad_top; an image's first dx row reads all up to pad_top / sh),
@@ -523,7 +699,11 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
         kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ahead_of(x, b * x->a->h + iy + x->ahead, &ra);
         r = &ra;
       }
+      if (x->nt && x->shift) {
+      kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_srow0(x, b, iy, cb, ce, last, r);
+      } else {
       kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_row0(x, b, iy, cb, ce, last, r);
+      }
       if (r) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_read_some(r, -1); /* what the row's blocks left */
     }
   }
@@ -536,6 +716,7 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
   const int64_t dxb = a->n * a->h * a->w * a->c * (int64_t)sizeof(float);
   kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_ctx x;
   int64_t cc;
+  _Alignas(64) float frot[8192]; /* the rotated filter of a misaligned dx (x.frot) */
   x.a = a;
   /* fixed partition (the shape and the plan's caches, never the thread
      count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
@@ -552,9 +733,18 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
      writes whole cache lines: one vector a line, or the line blocks' two.
      A line written in halves between visits is flushed as partial writes
      (docs/performance_dwbpi.md). So C must be a multiple of the vectors of a
-     line and dx on a line boundary; a misaligned dx stores plainly. */
+     line; a dx off a line boundary streams through virtual pixels shifted
+     by x.shift channels onto the boundaries (nhwc_rows.c.in). */
   x.nt = KV_HAS_STREAM && 64 >= 64 && dxb >= a->cache.stream;
-  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 64 == 0;
+  x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
+  x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 1 * a->c <= 8192);
+  x.frot = frot;
+  if (x.nt && x.shift) { /* frot[t][c] = filter[t][(c + shift) mod C] for each tap t */
+    const float *f = (const float *)a->filter;
+    int64_t t, c;
+    for (t = 0; t < 1; t++)
+      for (c = 0; c < a->c; c++) frot[t * a->c + c] = f[t * a->c + (c + x.shift) % a->c];
+  }
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's
      working set per channel (its dy columns, the filter taps, its

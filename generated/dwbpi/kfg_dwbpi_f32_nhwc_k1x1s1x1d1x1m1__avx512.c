@@ -282,6 +282,99 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       }
 #undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
+      if (kr > kl) {
+        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
+        int64_t bi;
+        for (k = kl, bi = 0; bi < nb; bi++) {
+          const int wb = (int)(w0 + (bi < w1));
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C;
+          if (all && wb > 4) {
+            switch (wb) {
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
+              default: break;
+            }
+          } else {
+            switch (wb) {
+              case 2: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 3: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 4: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 6: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 7: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              case 8: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
+              default: break;
+            }
+          }
+          k += wb;
+          if (ra) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_read_some(ra, x->ahead_lines);
+        }
+      }
+    }
+    if (CV < C && last) { /* channel tail, with the last chunk: masked, pixel by pixel */
+      const int rem = (int)(C - CV);
+      const int m0 = rem;
+      c0 = CV;
+      for (k = 0; k < n; k++) {
+        ix = x0 + k;
+        {
+          kv_f s_0 = kv_zero();
+          if (v0) {
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
+            }
+          }
+          kv_stn(d + ix * C + c0, s_0, rem);
+        }
+      }
+    }
+  }
+}
+
+/* Output rows of phase 0: filter rows { 0 }. */
+static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_srow0(const kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy, const int64_t cb, const int64_t ce,
+                         const int last, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ahead *ra) {
+  const kfi_dwbpi_args *a = x->a;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
+  const int64_t CV = C - C % 16; /* channels in whole vectors */
+  const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
+  float *d = (float *)a->dx + (b * a->h + iy) * W * C;
+  unsigned vm = 0; /* bit fy: filter row fy reaches this row */
+  (void)vm;
+  int64_t c0, ix, k;
+  (void)ra, (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
+  vm |= v0 ? 1u : 0u;
+  { /* column phase 0: filter cols { 0 } */
+    const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
+    const int all = vm == 1u; /* every filter row exists */
+    if (cb < ce) { /* the channel chunk [cb, ce) */
+      /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
+      const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
+      int64_t kb = kr;
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u))
+      for (k = 0; k < kl || kb < n;) {
+        if (k < kl && kb < n) {
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_border_pair00(r0, vm, (ia + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK(ia), d + ia * C,
+                      (ib + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK(ib), d + ib * C, flt, CM, cb, ce);
+          k++, kb++;
+        } else {
+          const int64_t k1 = k < kl ? k++ : kb++;
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_border_pixel00(r0, vm, (ix + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK(ix), flt, d + ix * C, CM, cb, ce);
+        }
+      }
+#undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_COL_MASK
+      /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
       if (kr - kl >= 3 && x->nt && x->shift) {
         /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
            line boundaries (a virtual pixel's last lines are the next pixel's first channels:
@@ -452,7 +545,11 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
         kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_ahead_of(x, b * x->a->h + iy + x->ahead, &ra);
         r = &ra;
       }
+      if (x->nt && x->shift) {
+      kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_srow0(x, b, iy, cb, ce, last, r);
+      } else {
       kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_row0(x, b, iy, cb, ce, last, r);
+      }
       if (r) kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_read_some(r, -1); /* what the row's blocks left */
     }
   }
