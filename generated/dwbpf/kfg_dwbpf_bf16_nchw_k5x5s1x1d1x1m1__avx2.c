@@ -672,167 +672,170 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(const 
   kv_f s1_3 = kv_zero();
   kv_f s1_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    const uint16_t *x0 = x;
-    const uint16_t *x1 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    { /* as the fast walker: dy's row and the pass's last input row 2 rows on */
-      int64_t k;
-      for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-      for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, 2 * W + k);
-    }
-    if (vm == 3u) { /* every filter row exists */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-          s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-          s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-          s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
-          s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
-          s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
-        }
+      const int64_t iy0 = oy * 1 - PT;
+      const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const uint16_t *x0 = x;
+      const uint16_t *x1 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
-        s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
-        s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
-        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
-        s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
-        s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-          s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-          s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-          s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
-          s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
-          s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
-        }
+      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, 2 * W + k);
       }
-    } else if (vm) { /* a row with missing filter rows */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+      if (vm == 3u) { /* every filter row exists */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+            s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+            s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+            s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
+            s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
+            s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
+          }
         }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
-          if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
-          if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
-        }
-      }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        if (vm & 1u) {
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
           s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
           s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
           s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
           s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
           s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
-        }
-        if (vm & 2u) {
           s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
           s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
           s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
           s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
           s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
         }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+            s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+            s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+            s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
+            s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
+            s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
+          }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
+            if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
+            if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
+          }
+        }
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
+          if (vm & 1u) {
+            s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+            s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+            s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+            s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
+            s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
+          }
+          if (vm & 2u) {
+            s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+            s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+            s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+            s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
+            s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
+          }
+        }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
+            if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
+            if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
+          }
+        }
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
-          if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
-          if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
-        }
-      }
-    }
   }
   part[0 * C + c] += kv_hsum(s0_0);
   part[1 * C + c] += kv_hsum(s0_1);
@@ -917,167 +920,170 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(const 
   kv_f s3_3 = kv_zero();
   kv_f s3_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    const uint16_t *x2 = x;
-    const uint16_t *x3 = x;
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
-      x3 = x + ((b * C + c) * H + iy0 + 3) * W;
-      vm |= 8u;
-    }
-    { /* as the fast walker: dy's row and the pass's last input row 2 rows on */
-      int64_t k;
-      for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-      for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, 2 * W + k);
-    }
-    if (vm == 12u) { /* every filter row exists */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-          s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-          s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-          s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
-          s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
-          s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
-        }
+      const int64_t iy0 = oy * 1 - PT;
+      const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const uint16_t *x2 = x;
+      const uint16_t *x3 = x;
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
       }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
-        s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
-        s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
-        s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
-        s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
-        s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
-        s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
-        s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
+      if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+        x3 = x + ((b * C + c) * H + iy0 + 3) * W;
+        vm |= 8u;
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
-          s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-          s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-          s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
-          s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
-          s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
-        }
+      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, 2 * W + k);
       }
-    } else if (vm) { /* a row with missing filter rows */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-          if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
+      if (vm == 12u) { /* every filter row exists */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+            s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+            s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+            s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
+            s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
+            s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
+          }
         }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-          if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-          if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
-          if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
-          if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
-        }
-      }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        if (vm & 4u) {
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
           s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
           s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
           s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
           s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
           s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
-        }
-        if (vm & 8u) {
           s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
           s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
           s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
           s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
           s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
         }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+            s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+            s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+            s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
+            s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
+            s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
+          }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+            if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+            if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+            if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
+            if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
+            if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
+          }
+        }
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
+          if (vm & 4u) {
+            s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+            s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+            s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+            s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
+            s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
+          }
+          if (vm & 8u) {
+            s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
+            s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
+            s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
+            s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
+            s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
+          }
+        }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+            if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+            if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+            if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
+            if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
+            if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
+          }
+        }
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
-          if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-          if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-          if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
-          if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
-          if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
-        }
-      }
-    }
   }
   part[10 * C + c] += kv_hsum(s2_0);
   part[11 * C + c] += kv_hsum(s2_1);
@@ -1157,130 +1163,133 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(const 
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    const uint16_t *x4 = x;
-    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
-      x4 = x + ((b * C + c) * H + iy0 + 4) * W;
-      vm |= 16u;
-    }
-    { /* as the fast walker: dy's row and the pass's last input row 2 rows on */
-      int64_t k;
-      for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-      for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, 2 * W + k);
-    }
-    if (vm == 16u) { /* every filter row exists */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
-        }
+      const int64_t iy0 = oy * 1 - PT;
+      const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const uint16_t *x4 = x;
+      if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+        x4 = x + ((b * C + c) * H + iy0 + 4) * W;
+        vm |= 16u;
       }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
-        s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
-        s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
-        s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
-        s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
+      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, 2 * W + k);
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
+      if (vm == 16u) { /* every filter row exists */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
+          }
         }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
-        }
-      }
-    } else if (vm) { /* a row with missing filter rows */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
-          if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
-          if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
-          if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
-        }
-        if (hil3 > lol3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
-          if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
-        }
-        if (hil4 > lol4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
-          if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
-        }
-      }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        if (vm & 16u) {
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
           s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
           s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
           s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
           s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
           s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
         }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
+          }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml0);
+            if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml1);
+            if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml2);
+            if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
+          }
+          if (hil3 > lol3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml3);
+            if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
+          }
+          if (hil4 > lol4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxl, ml4);
+            if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
+          }
+        }
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
+          if (vm & 16u) {
+            s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
+            s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
+            s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
+            s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
+            s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
+          }
+        }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
+            if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
+            if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
+            if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
+          }
+          if (hir3 > lor3) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
+            if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
+          }
+          if (hir4 > lor4) {
+            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
+            if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
+          }
+        }
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr0);
-          if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr1);
-          if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr2);
-          if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
-        }
-        if (hir3 > lor3) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr3);
-          if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
-        }
-        if (hir4 > lor4) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(g, oxr, mr4);
-          if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
-        }
-      }
-    }
   }
   part[20 * C + c] += kv_hsum(s4_0);
   part[21 * C + c] += kv_hsum(s4_1);

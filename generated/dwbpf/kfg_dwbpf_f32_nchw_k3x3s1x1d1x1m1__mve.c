@@ -328,114 +328,114 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_p1_rows(const kf
   kv_f s1_1 = kv_zero();
   kv_f s1_2 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const float *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    const float *x0 = x;
-    const float *x1 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    if (vm == 3u) { /* every filter row exists */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
-          s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-          s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
-          s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-          s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
-          s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-          s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-        }
+      const int64_t iy0 = oy * 1 - PT;
+      const float *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const float *x0 = x;
+      const float *x1 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
-        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
-          s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-          s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+      if (vm == 3u) { /* every filter row exists */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
+            s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+            s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
+            s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+            s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
+            s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+            s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          }
         }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
-          s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-          s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
-          s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-          s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-        }
-      }
-    } else if (vm) { /* a row with missing filter rows */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
-          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
-          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
-          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-        }
-      }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        if (vm & 1u) {
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
           s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
           s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
           s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
-        }
-        if (vm & 2u) {
           s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
           s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
           s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
         }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
+            s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+            s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
+            s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+            s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
+            s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+            s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
+            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
+            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
+            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+          }
+        }
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
+          if (vm & 1u) {
+            s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+            s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+            s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+          }
+          if (vm & 2u) {
+            s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+            s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+            s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+          }
+        }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
+            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
+            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
+            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+          }
+        }
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
-          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
-          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
-          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-        }
-      }
-    }
   }
   part[0 * C + c] += kv_hsum(s0_0);
   part[1 * C + c] += kv_hsum(s0_1);
@@ -489,89 +489,89 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_p2_rows(const kf
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const float *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    const float *x2 = x;
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    if (vm == 4u) { /* every filter row exists */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
-          s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
-          s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
-          s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-        }
+      const int64_t iy0 = oy * 1 - PT;
+      const float *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const float *x2 = x;
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
       }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
-      }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
-          s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+      if (vm == 4u) { /* every filter row exists */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
+            s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
+            s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
+            s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+          }
         }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
-          s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
-          s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-        }
-      }
-    } else if (vm) { /* a row with missing filter rows */
-      if (left) { /* the left end */
-        if (hil0 > lol0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
-          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-        }
-        if (hil1 > lol1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
-          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-        }
-        if (hil2 > lol2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
-          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-        }
-      }
-      for (j = jl; j < jr; j++) { /* the clean vectors */
-        const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
-        const kv_f gv = kv_ld(g + ox0);
-        if (vm & 4u) {
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
           s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
           s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
           s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
         }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
+            s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
+            s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
+            s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+          }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+          if (hil0 > lol0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml0);
+            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+          }
+          if (hil1 > lol1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml1);
+            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+          }
+          if (hil2 > lol2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxl, ml2);
+            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+          }
+        }
+        for (j = jl; j < jr; j++) { /* the clean vectors */
+          const int64_t ox0 = c0 + j * 4, i0 = ox0 - PL;
+          const kv_f gv = kv_ld(g + ox0);
+          if (vm & 4u) {
+            s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+            s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+            s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+          }
+        }
+        if (right) { /* the right end */
+          if (hir0 > lor0) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
+            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+          }
+          if (hir1 > lor1) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
+            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+          }
+          if (hir2 > lor2) {
+            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
+            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+          }
+        }
       }
-      if (right) { /* the right end */
-        if (hir0 > lor0) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr0);
-          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
-        }
-        if (hir1 > lor1) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr1);
-          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-        }
-        if (hir2 > lor2) {
-          const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(g, oxr, mr2);
-          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-        }
-      }
-    }
   }
   part[6 * C + c] += kv_hsum(s2_0);
   part[7 * C + c] += kv_hsum(s2_1);
