@@ -2517,11 +2517,14 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *
   x.shift = (int64_t)((64 - (uintptr_t)a->dx % 64) % 64) / 4;
   x.nt = x.nt && a->c % 16 == 0 && (uintptr_t)a->dx % 4 == 0 && (x.shift == 0 || 49 * a->c <= 8192);
   x.frot = frot;
-  if (x.nt && x.shift) { /* frot[t][c] = filter[t][(c + shift) mod C] for each tap t */
+  if (x.nt && x.shift) { /* frot[t][c] = filter[t][(c + shift) mod C] for each tap t: two runs a tap, no division */
     const float *f = (const float *)a->filter;
+    const int64_t C = a->c, s = x.shift;
     int64_t t, c;
-    for (t = 0; t < 49; t++)
-      for (c = 0; c < a->c; c++) frot[t * a->c + c] = f[t * a->c + (c + x.shift) % a->c];
+    for (t = 0; t < 49; t++) {
+      for (c = 0; c < C - s; c++) frot[t * C + c] = f[t * C + c + s];
+      for (c = C - s; c < C; c++) frot[t * C + c] = f[t * C + c + s - C];
+    }
   }
   (void)dxb;
   /* Channel chunks, each run down a task's rows (_task): a block's
