@@ -974,7 +974,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_srow0(const kfg_dwbpi_f32_nh
       }
 #undef kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr - kl >= 3 && x->nt && x->shift) {
+      if (kr - kl >= 3) {
         /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
            line boundaries (a virtual pixel's last lines are the next pixel's first channels:
            the same taps, a rotated filter, x->frot); the channels they leave, pixel kl's
@@ -1007,31 +1007,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_srow0(const kfg_dwbpi_f32_nh
           kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_pixel_channels00(r0, r1, r2, vm, (x0 + kl + PL - 2), flt, d + (x0 + kl) * C, CM, 0, x->shift);
           kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_pixel_channels00(r0, r1, r2, vm, (x0 + kr - 1 + PL - 2), flt, d + (x0 + kr - 1) * C + x->shift, CM, x->shift, C);
         }
-      } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 4 pixels */
-        const int64_t ni = kr - kl, nb = (ni + 3) / 4, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (k = kl, bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          const int64_t q0 = (x0 + k + PL - 2);
-          float *o = d + (x0 + k) * C;
-          if (all && wb > 2) {
-            switch (wb) {
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_line_block00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_line_block00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
-            }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_line_checked_block00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_line_checked_block00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_line_checked_block00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
-          }
-          k += wb;
-          if (ra) kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_read_some(ra, x->ahead_lines);
-        }
-      } else if (kr > kl) {
+      } else if (kr > kl) { /* too few interior pixels to shift: plain stores */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {

@@ -2007,7 +2007,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_srow0(const kfg_dwbpi_f32_
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_COL_MASK
       /* the interior [kl, kr): blocks of equal width within one pixel, at most 8 */
-      if (kr - kl >= 3 && x->nt && x->shift) {
+      if (kr - kl >= 3) {
         /* dx off a line boundary, streamed: virtual pixels shifted by x->shift channels onto
            line boundaries (a virtual pixel's last lines are the next pixel's first channels:
            the same taps, a rotated filter, x->frot); the channels they leave, pixel kl's
@@ -2046,37 +2046,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_srow0(const kfg_dwbpi_f32_
           kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_pixel_channels00(r0, r1, r2, r3, r4, r5, r6, vm, (x0 + kl + PL - 6), flt, d + (x0 + kl) * C, CM, 0, x->shift);
           kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_pixel_channels00(r0, r1, r2, r3, r4, r5, r6, vm, (x0 + kr - 1 + PL - 6), flt, d + (x0 + kr - 1) * C + x->shift, CM, x->shift, C);
         }
-      } else if (kr > kl && x->nt && !x->shift) { /* streamed: whole lines of channels a pixel, at most 8 pixels */
-        const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
-        int64_t bi;
-        for (k = kl, bi = 0; bi < nb; bi++) {
-          const int wb = (int)(w0 + (bi < w1));
-          const int64_t q0 = (x0 + k + PL - 6);
-          float *o = d + (x0 + k) * C;
-          if (all && wb > 4) {
-            switch (wb) {
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_block00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_block00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_block00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_block00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
-              default: break;
-            }
-          } else {
-            switch (wb) {
-              case 2: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_2(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 3: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 4: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_4(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 6: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_6(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 7: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_7(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              case 8: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_checked_block00_8(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt, vm); break;
-              default: break;
-            }
-          }
-          k += wb;
-          if (ra) kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_read_some(ra, x->ahead_lines);
-        }
-      } else if (kr > kl) {
+      } else if (kr > kl) { /* too few interior pixels to shift: plain stores */
         const int64_t ni = kr - kl, nb = (ni + 7) / 8, w0 = ni / nb, w1 = ni % nb;
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
