@@ -500,45 +500,34 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_p1_ends(cons
   kv_f s4_4 = kv_zero();
   int pf = jr <= jl;
   for (j = 0; j < nvec; j++) {
-    int64_t ox0;
-    kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m0;
-    int64_t lo0, hi0;
-    kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m1;
-    int64_t lo1, hi1;
-    kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m2;
-    int64_t lo2, hi2;
-    kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m3;
-    int64_t lo3, hi3;
-    kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m4;
-    int64_t lo4, hi4;
     if (j == jl) j = jr;
     if (j >= nvec) break;
-    ox0 = c0 + j * 16;
-    /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
-    lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
-    hi0 = c1 - ox0 < 16 ? c1 - ox0 : 16;
-    if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
-    m0 = hi0 > lo0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo0, hi0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-    /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
-    lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
-    hi1 = c1 - ox0 < 16 ? c1 - ox0 : 16;
-    if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
-    m1 = hi1 > lo1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo1, hi1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-    /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
-    lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
-    hi2 = c1 - ox0 < 16 ? c1 - ox0 : 16;
-    if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
-    m2 = hi2 > lo2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo2, hi2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-    /* tap col 3: the lanes whose input col ox0 + lane - PL + 3 and output col exist */
-    lo3 = PL - 3 - ox0 > 0 ? PL - 3 - ox0 : 0;
-    hi3 = c1 - ox0 < 16 ? c1 - ox0 : 16;
-    if (W + PL - 3 - ox0 < hi3) hi3 = W + PL - 3 - ox0;
-    m3 = hi3 > lo3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo3, hi3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-    /* tap col 4: the lanes whose input col ox0 + lane - PL + 4 and output col exist */
-    lo4 = PL - 4 - ox0 > 0 ? PL - 4 - ox0 : 0;
-    hi4 = c1 - ox0 < 16 ? c1 - ox0 : 16;
-    if (W + PL - 4 - ox0 < hi4) hi4 = W + PL - 4 - ox0;
-    m4 = hi4 > lo4 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo4, hi4) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
+    const int64_t ox0 = c0 + j * 16;
+  /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
+  int64_t lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0, hi0 = c1 - ox0 < 16 ? c1 - ox0 : 16;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m0;
+  if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
+  m0 = hi0 > lo0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo0, hi0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
+  int64_t lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0, hi1 = c1 - ox0 < 16 ? c1 - ox0 : 16;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m1;
+  if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
+  m1 = hi1 > lo1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo1, hi1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
+  int64_t lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0, hi2 = c1 - ox0 < 16 ? c1 - ox0 : 16;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m2;
+  if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
+  m2 = hi2 > lo2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo2, hi2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* tap col 3: the lanes whose input col ox0 + lane - PL + 3 and output col exist */
+  int64_t lo3 = PL - 3 - ox0 > 0 ? PL - 3 - ox0 : 0, hi3 = c1 - ox0 < 16 ? c1 - ox0 : 16;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m3;
+  if (W + PL - 3 - ox0 < hi3) hi3 = W + PL - 3 - ox0;
+  m3 = hi3 > lo3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo3, hi3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
+  /* tap col 4: the lanes whose input col ox0 + lane - PL + 4 and output col exist */
+  int64_t lo4 = PL - 4 - ox0 > 0 ? PL - 4 - ox0 : 0, hi4 = c1 - ox0 < 16 ? c1 - ox0 : 16;
+  kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask m4;
+  if (W + PL - 4 - ox0 < hi4) hi4 = W + PL - 4 - ox0;
+  m4 = hi4 > lo4 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lo4, hi4) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
     b = r0 / OH;
     oy = r0 % OH;
     for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
@@ -659,52 +648,54 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_p1_rows(cons
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 16;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
-  /* left end, tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
+  /* the left end */
+  /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 16 ? c1 - oxl : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask ml0;
   if (W + PL - 0 - oxl < hil0) hil0 = W + PL - 0 - oxl;
   ml0 = hil0 > lol0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lol0, hil0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* left end, tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
+  /* tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
   int64_t lol1 = PL - 1 - oxl > 0 ? PL - 1 - oxl : 0, hil1 = c1 - oxl < 16 ? c1 - oxl : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask ml1;
   if (W + PL - 1 - oxl < hil1) hil1 = W + PL - 1 - oxl;
   ml1 = hil1 > lol1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lol1, hil1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* left end, tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
+  /* tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
   int64_t lol2 = PL - 2 - oxl > 0 ? PL - 2 - oxl : 0, hil2 = c1 - oxl < 16 ? c1 - oxl : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask ml2;
   if (W + PL - 2 - oxl < hil2) hil2 = W + PL - 2 - oxl;
   ml2 = hil2 > lol2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lol2, hil2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* left end, tap col 3: the lanes whose input col oxl + lane - PL + 3 and output col exist */
+  /* tap col 3: the lanes whose input col oxl + lane - PL + 3 and output col exist */
   int64_t lol3 = PL - 3 - oxl > 0 ? PL - 3 - oxl : 0, hil3 = c1 - oxl < 16 ? c1 - oxl : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask ml3;
   if (W + PL - 3 - oxl < hil3) hil3 = W + PL - 3 - oxl;
   ml3 = hil3 > lol3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lol3, hil3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* left end, tap col 4: the lanes whose input col oxl + lane - PL + 4 and output col exist */
+  /* tap col 4: the lanes whose input col oxl + lane - PL + 4 and output col exist */
   int64_t lol4 = PL - 4 - oxl > 0 ? PL - 4 - oxl : 0, hil4 = c1 - oxl < 16 ? c1 - oxl : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask ml4;
   if (W + PL - 4 - oxl < hil4) hil4 = W + PL - 4 - oxl;
   ml4 = hil4 > lol4 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lol4, hil4) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* right end, tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
+  /* the right end */
+  /* tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
   int64_t lor0 = PL - 0 - oxr > 0 ? PL - 0 - oxr : 0, hir0 = c1 - oxr < 16 ? c1 - oxr : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask mr0;
   if (W + PL - 0 - oxr < hir0) hir0 = W + PL - 0 - oxr;
   mr0 = hir0 > lor0 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lor0, hir0) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* right end, tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
+  /* tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
   int64_t lor1 = PL - 1 - oxr > 0 ? PL - 1 - oxr : 0, hir1 = c1 - oxr < 16 ? c1 - oxr : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask mr1;
   if (W + PL - 1 - oxr < hir1) hir1 = W + PL - 1 - oxr;
   mr1 = hir1 > lor1 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lor1, hir1) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* right end, tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
+  /* tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
   int64_t lor2 = PL - 2 - oxr > 0 ? PL - 2 - oxr : 0, hir2 = c1 - oxr < 16 ? c1 - oxr : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask mr2;
   if (W + PL - 2 - oxr < hir2) hir2 = W + PL - 2 - oxr;
   mr2 = hir2 > lor2 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lor2, hir2) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* right end, tap col 3: the lanes whose input col oxr + lane - PL + 3 and output col exist */
+  /* tap col 3: the lanes whose input col oxr + lane - PL + 3 and output col exist */
   int64_t lor3 = PL - 3 - oxr > 0 ? PL - 3 - oxr : 0, hir3 = c1 - oxr < 16 ? c1 - oxr : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask mr3;
   if (W + PL - 3 - oxr < hir3) hir3 = W + PL - 3 - oxr;
   mr3 = hir3 > lor3 ? kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(lor3, hir3) : kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_lane_mask(0, 0);
-  /* right end, tap col 4: the lanes whose input col oxr + lane - PL + 4 and output col exist */
+  /* tap col 4: the lanes whose input col oxr + lane - PL + 4 and output col exist */
   int64_t lor4 = PL - 4 - oxr > 0 ? PL - 4 - oxr : 0, hir4 = c1 - oxr < 16 ? c1 - oxr : 16;
   kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_mask mr4;
   if (W + PL - 4 - oxr < hir4) hir4 = W + PL - 4 - oxr;
@@ -773,241 +764,241 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_p1_rows(cons
       }
       if (vm == 31u) { /* every filter row exists */
         if (left) { /* the left end */
-          if (hil0 > lol0) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
-            s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-            s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
-            s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-            s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
-            s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
-          }
-          if (hil1 > lol1) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
-            s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-            s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-            s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-            s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
-            s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
-          }
-          if (hil2 > lol2) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
-            s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-            s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-            s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-            s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
-            s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
-          }
-          if (hil3 > lol3) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml3);
-            s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
-            s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
-            s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
-            s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
-            s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
-          }
-          if (hil4 > lol4) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml4);
-            s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
-            s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
-            s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
-            s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
-            s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
-          }
+      if (hil0 > lol0) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
+        s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+        s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+        s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+        s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
+        s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
+      }
+      if (hil1 > lol1) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
+        s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+        s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+        s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+        s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
+        s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
+      }
+      if (hil2 > lol2) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
+        s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+        s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+        s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+        s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
+        s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
+      }
+      if (hil3 > lol3) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml3);
+        s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
+        s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
+        s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
+        s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
+        s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
+      }
+      if (hil4 > lol4) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml4);
+        s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
+        s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
+        s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
+        s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
+        s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
+      }
         }
-        for (j = jl; j < jr; j++) { /* the clean vectors */
-          const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
-          const kv_f gv = kv_ld(g + ox0);
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+        s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+        s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+        s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
+        s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
+        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+        s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+        s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+        s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
+        s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
+        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+        s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+        s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+        s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
+        s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
+        s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
+        s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
+        s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
+        s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
+        s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
+        s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
+        s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
+        s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
+        s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
+        s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
+      }
+        if (right) { /* the right end */
+      if (hir0 > lor0) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
+        s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+        s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+        s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+        s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
+        s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
+      }
+      if (hir1 > lor1) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
+        s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+        s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+        s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+        s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
+        s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
+      }
+      if (hir2 > lor2) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
+        s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+        s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+        s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+        s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
+        s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
+      }
+      if (hir3 > lor3) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr3);
+        s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
+        s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
+        s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
+        s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
+        s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
+      }
+      if (hir4 > lor4) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr4);
+        s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
+        s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
+        s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
+        s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
+        s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
+      }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+      if (hil0 > lol0) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
+        if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
+        if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
+        if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
+        if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
+        if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
+      }
+      if (hil1 > lol1) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
+        if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
+        if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
+        if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
+        if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
+        if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
+      }
+      if (hil2 > lol2) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
+        if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
+        if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
+        if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
+        if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
+        if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
+      }
+      if (hil3 > lol3) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml3);
+        if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
+        if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
+        if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
+        if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
+        if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
+      }
+      if (hil4 > lol4) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml4);
+        if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
+        if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
+        if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
+        if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
+        if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
+      }
+        }
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
           s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
           s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
           s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
           s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
           s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
+        }
+        if (vm & 2u) {
           s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
           s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
           s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
           s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
           s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
+        }
+        if (vm & 4u) {
           s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
           s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
           s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
           s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
           s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
+        }
+        if (vm & 8u) {
           s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
           s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
           s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
           s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
           s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
+        }
+        if (vm & 16u) {
           s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
           s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
           s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
           s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
           s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
         }
+      }
         if (right) { /* the right end */
-          if (hir0 > lor0) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
-            s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-            s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
-            s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
-            s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
-            s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
-          }
-          if (hir1 > lor1) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
-            s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-            s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-            s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-            s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
-            s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
-          }
-          if (hir2 > lor2) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
-            s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-            s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-            s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-            s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
-            s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
-          }
-          if (hir3 > lor3) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr3);
-            s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
-            s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
-            s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
-            s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
-            s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
-          }
-          if (hir4 > lor4) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr4);
-            s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
-            s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
-            s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
-            s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
-            s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
-          }
-        }
-      } else if (vm) { /* a row with missing filter rows */
-        if (left) { /* the left end */
-          if (hil0 > lol0) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml0);
-            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 0, ml0), gv, s0_0);
-            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 0, ml0), gv, s1_0);
-            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 0, ml0), gv, s2_0);
-            if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 0, ml0), gv, s3_0);
-            if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 0, ml0), gv, s4_0);
-          }
-          if (hil1 > lol1) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml1);
-            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 1, ml1), gv, s0_1);
-            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 1, ml1), gv, s1_1);
-            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 1, ml1), gv, s2_1);
-            if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 1, ml1), gv, s3_1);
-            if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 1, ml1), gv, s4_1);
-          }
-          if (hil2 > lol2) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml2);
-            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 2, ml2), gv, s0_2);
-            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 2, ml2), gv, s1_2);
-            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 2, ml2), gv, s2_2);
-            if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 2, ml2), gv, s3_2);
-            if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 2, ml2), gv, s4_2);
-          }
-          if (hil3 > lol3) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml3);
-            if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 3, ml3), gv, s0_3);
-            if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 3, ml3), gv, s1_3);
-            if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 3, ml3), gv, s2_3);
-            if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 3, ml3), gv, s3_3);
-            if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 3, ml3), gv, s4_3);
-          }
-          if (hil4 > lol4) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxl, ml4);
-            if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxl - PL + 4, ml4), gv, s0_4);
-            if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxl - PL + 4, ml4), gv, s1_4);
-            if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxl - PL + 4, ml4), gv, s2_4);
-            if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxl - PL + 4, ml4), gv, s3_4);
-            if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxl - PL + 4, ml4), gv, s4_4);
-          }
-        }
-        for (j = jl; j < jr; j++) { /* the clean vectors */
-          const int64_t ox0 = c0 + j * 16, i0 = ox0 - PL;
-          const kv_f gv = kv_ld(g + ox0);
-          if (vm & 1u) {
-            s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-            s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
-            s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
-            s0_3 = kv_fma(kv_ld(x0 + i0 + 3), gv, s0_3);
-            s0_4 = kv_fma(kv_ld(x0 + i0 + 4), gv, s0_4);
-          }
-          if (vm & 2u) {
-            s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-            s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
-            s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
-            s1_3 = kv_fma(kv_ld(x1 + i0 + 3), gv, s1_3);
-            s1_4 = kv_fma(kv_ld(x1 + i0 + 4), gv, s1_4);
-          }
-          if (vm & 4u) {
-            s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-            s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
-            s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
-            s2_3 = kv_fma(kv_ld(x2 + i0 + 3), gv, s2_3);
-            s2_4 = kv_fma(kv_ld(x2 + i0 + 4), gv, s2_4);
-          }
-          if (vm & 8u) {
-            s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
-            s3_1 = kv_fma(kv_ld(x3 + i0 + 1), gv, s3_1);
-            s3_2 = kv_fma(kv_ld(x3 + i0 + 2), gv, s3_2);
-            s3_3 = kv_fma(kv_ld(x3 + i0 + 3), gv, s3_3);
-            s3_4 = kv_fma(kv_ld(x3 + i0 + 4), gv, s3_4);
-          }
-          if (vm & 16u) {
-            s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
-            s4_1 = kv_fma(kv_ld(x4 + i0 + 1), gv, s4_1);
-            s4_2 = kv_fma(kv_ld(x4 + i0 + 2), gv, s4_2);
-            s4_3 = kv_fma(kv_ld(x4 + i0 + 3), gv, s4_3);
-            s4_4 = kv_fma(kv_ld(x4 + i0 + 4), gv, s4_4);
-          }
-        }
-        if (right) { /* the right end */
-          if (hir0 > lor0) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
-            if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
-            if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
-            if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
-            if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
-            if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
-          }
-          if (hir1 > lor1) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
-            if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
-            if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
-            if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
-            if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
-            if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
-          }
-          if (hir2 > lor2) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
-            if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
-            if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
-            if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
-            if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
-            if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
-          }
-          if (hir3 > lor3) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr3);
-            if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
-            if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
-            if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
-            if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
-            if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
-          }
-          if (hir4 > lor4) {
-            const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr4);
-            if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
-            if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
-            if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
-            if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
-            if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
-          }
+      if (hir0 > lor0) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr0);
+        if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 0, mr0), gv, s0_0);
+        if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 0, mr0), gv, s1_0);
+        if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 0, mr0), gv, s2_0);
+        if (vm & 8u) s3_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 0, mr0), gv, s3_0);
+        if (vm & 16u) s4_0 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 0, mr0), gv, s4_0);
+      }
+      if (hir1 > lor1) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr1);
+        if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 1, mr1), gv, s0_1);
+        if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 1, mr1), gv, s1_1);
+        if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 1, mr1), gv, s2_1);
+        if (vm & 8u) s3_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 1, mr1), gv, s3_1);
+        if (vm & 16u) s4_1 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 1, mr1), gv, s4_1);
+      }
+      if (hir2 > lor2) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr2);
+        if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 2, mr2), gv, s0_2);
+        if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 2, mr2), gv, s1_2);
+        if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 2, mr2), gv, s2_2);
+        if (vm & 8u) s3_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 2, mr2), gv, s3_2);
+        if (vm & 16u) s4_2 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 2, mr2), gv, s4_2);
+      }
+      if (hir3 > lor3) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr3);
+        if (vm & 1u) s0_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 3, mr3), gv, s0_3);
+        if (vm & 2u) s1_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 3, mr3), gv, s1_3);
+        if (vm & 4u) s2_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 3, mr3), gv, s2_3);
+        if (vm & 8u) s3_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 3, mr3), gv, s3_3);
+        if (vm & 16u) s4_3 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 3, mr3), gv, s4_3);
+      }
+      if (hir4 > lor4) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(g, oxr, mr4);
+        if (vm & 1u) s0_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x0, oxr - PL + 4, mr4), gv, s0_4);
+        if (vm & 2u) s1_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x1, oxr - PL + 4, mr4), gv, s1_4);
+        if (vm & 4u) s2_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x2, oxr - PL + 4, mr4), gv, s2_4);
+        if (vm & 8u) s3_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x3, oxr - PL + 4, mr4), gv, s3_4);
+        if (vm & 16u) s4_4 = kv_fma(kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_load_lanes(x4, oxr - PL + 4, mr4), gv, s4_4);
+      }
         }
       }
   }

@@ -120,31 +120,24 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
   for (j = 0; j < nvec; j++) {
-    int64_t ox0;
-    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m0;
-    int64_t lo0, hi0;
-    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m1;
-    int64_t lo1, hi1;
-    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m2;
-    int64_t lo2, hi2;
     if (j == jl) j = jr;
     if (j >= nvec) break;
-    ox0 = c0 + j * 1;
-    /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
-    lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
-    hi0 = c1 - ox0 < 1 ? c1 - ox0 : 1;
-    if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
-    m0 = hi0 > lo0 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo0, hi0) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-    /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
-    lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
-    hi1 = c1 - ox0 < 1 ? c1 - ox0 : 1;
-    if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
-    m1 = hi1 > lo1 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo1, hi1) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-    /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
-    lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
-    hi2 = c1 - ox0 < 1 ? c1 - ox0 : 1;
-    if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
-    m2 = hi2 > lo2 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo2, hi2) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
+    const int64_t ox0 = c0 + j * 1;
+  /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
+  int64_t lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0, hi0 = c1 - ox0 < 1 ? c1 - ox0 : 1;
+  kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m0;
+  if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
+  m0 = hi0 > lo0 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo0, hi0) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
+  int64_t lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0, hi1 = c1 - ox0 < 1 ? c1 - ox0 : 1;
+  kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m1;
+  if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
+  m1 = hi1 > lo1 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo1, hi1) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
+  /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
+  int64_t lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0, hi2 = c1 - ox0 < 1 ? c1 - ox0 : 1;
+  kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask m2;
+  if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
+  m2 = hi2 > lo2 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lo2, hi2) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
     b = r0 / OH;
     oy = r0 % OH;
     for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
@@ -208,32 +201,34 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_rows(const
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 1;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
-  /* left end, tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
+  /* the left end */
+  /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 1 ? c1 - oxl : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask ml0;
   if (W + PL - 0 - oxl < hil0) hil0 = W + PL - 0 - oxl;
   ml0 = hil0 > lol0 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lol0, hil0) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-  /* left end, tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
+  /* tap col 1: the lanes whose input col oxl + lane - PL + 1 and output col exist */
   int64_t lol1 = PL - 1 - oxl > 0 ? PL - 1 - oxl : 0, hil1 = c1 - oxl < 1 ? c1 - oxl : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask ml1;
   if (W + PL - 1 - oxl < hil1) hil1 = W + PL - 1 - oxl;
   ml1 = hil1 > lol1 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lol1, hil1) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-  /* left end, tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
+  /* tap col 2: the lanes whose input col oxl + lane - PL + 2 and output col exist */
   int64_t lol2 = PL - 2 - oxl > 0 ? PL - 2 - oxl : 0, hil2 = c1 - oxl < 1 ? c1 - oxl : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask ml2;
   if (W + PL - 2 - oxl < hil2) hil2 = W + PL - 2 - oxl;
   ml2 = hil2 > lol2 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lol2, hil2) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-  /* right end, tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
+  /* the right end */
+  /* tap col 0: the lanes whose input col oxr + lane - PL + 0 and output col exist */
   int64_t lor0 = PL - 0 - oxr > 0 ? PL - 0 - oxr : 0, hir0 = c1 - oxr < 1 ? c1 - oxr : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask mr0;
   if (W + PL - 0 - oxr < hir0) hir0 = W + PL - 0 - oxr;
   mr0 = hir0 > lor0 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lor0, hir0) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-  /* right end, tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
+  /* tap col 1: the lanes whose input col oxr + lane - PL + 1 and output col exist */
   int64_t lor1 = PL - 1 - oxr > 0 ? PL - 1 - oxr : 0, hir1 = c1 - oxr < 1 ? c1 - oxr : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask mr1;
   if (W + PL - 1 - oxr < hir1) hir1 = W + PL - 1 - oxr;
   mr1 = hir1 > lor1 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(lor1, hir1) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_lane_mask(0, 0);
-  /* right end, tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
+  /* tap col 2: the lanes whose input col oxr + lane - PL + 2 and output col exist */
   int64_t lor2 = PL - 2 - oxr > 0 ? PL - 2 - oxr : 0, hir2 = c1 - oxr < 1 ? c1 - oxr : 1;
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_mask mr2;
   if (W + PL - 2 - oxr < hir2) hir2 = W + PL - 2 - oxr;
@@ -268,117 +263,117 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_rows(const
       }
       if (vm == 7u) { /* every filter row exists */
         if (left) { /* the left end */
-          if (hil0 > lol0) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
-            s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
-            s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
-            s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
-          }
-          if (hil1 > lol1) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
-            s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
-            s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
-            s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
-          }
-          if (hil2 > lol2) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
-            s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
-            s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
-            s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
-          }
+      if (hil0 > lol0) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
+        s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
+        s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
+        s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
+      }
+      if (hil1 > lol1) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
+        s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
+        s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
+        s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
+      }
+      if (hil2 > lol2) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
+        s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
+        s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
+        s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
+      }
         }
-        for (j = jl; j < jr; j++) { /* the clean vectors */
-          const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
-          const kv_f gv = kv_ld(g + ox0);
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+        s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1), gv), s0_1);
+        s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2), gv), s0_2);
+        s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+        s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1), gv), s1_1);
+        s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2), gv), s1_2);
+        s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+        s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1), gv), s2_1);
+        s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2), gv), s2_2);
+      }
+        if (right) { /* the right end */
+      if (hir0 > lor0) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
+        s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
+        s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
+        s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
+      }
+      if (hir1 > lor1) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
+        s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
+        s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
+        s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
+      }
+      if (hir2 > lor2) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
+        s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
+        s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
+        s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
+      }
+        }
+      } else if (vm) { /* a row with missing filter rows */
+        if (left) { /* the left end */
+      if (hil0 > lol0) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
+        if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
+        if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
+        if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
+      }
+      if (hil1 > lol1) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
+        if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
+        if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
+        if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
+      }
+      if (hil2 > lol2) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
+        if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
+        if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
+        if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
+      }
+        }
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
           s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
           s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1), gv), s0_1);
           s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2), gv), s0_2);
+        }
+        if (vm & 2u) {
           s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
           s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1), gv), s1_1);
           s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2), gv), s1_2);
+        }
+        if (vm & 4u) {
           s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
           s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1), gv), s2_1);
           s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2), gv), s2_2);
         }
+      }
         if (right) { /* the right end */
-          if (hir0 > lor0) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
-            s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
-            s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
-            s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
-          }
-          if (hir1 > lor1) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
-            s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
-            s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
-            s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
-          }
-          if (hir2 > lor2) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
-            s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
-            s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
-            s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
-          }
-        }
-      } else if (vm) { /* a row with missing filter rows */
-        if (left) { /* the left end */
-          if (hil0 > lol0) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml0);
-            if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 0, ml0), gv), s0_0);
-            if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 0, ml0), gv), s1_0);
-            if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 0, ml0), gv), s2_0);
-          }
-          if (hil1 > lol1) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml1);
-            if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 1, ml1), gv), s0_1);
-            if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 1, ml1), gv), s1_1);
-            if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 1, ml1), gv), s2_1);
-          }
-          if (hil2 > lol2) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxl, ml2);
-            if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxl - PL + 2, ml2), gv), s0_2);
-            if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxl - PL + 2, ml2), gv), s1_2);
-            if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxl - PL + 2, ml2), gv), s2_2);
-          }
-        }
-        for (j = jl; j < jr; j++) { /* the clean vectors */
-          const int64_t ox0 = c0 + j * 1, i0 = ox0 - PL;
-          const kv_f gv = kv_ld(g + ox0);
-          if (vm & 1u) {
-            s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
-            s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1), gv), s0_1);
-            s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2), gv), s0_2);
-          }
-          if (vm & 2u) {
-            s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
-            s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1), gv), s1_1);
-            s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2), gv), s1_2);
-          }
-          if (vm & 4u) {
-            s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
-            s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1), gv), s2_1);
-            s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2), gv), s2_2);
-          }
-        }
-        if (right) { /* the right end */
-          if (hir0 > lor0) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
-            if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
-            if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
-            if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
-          }
-          if (hir1 > lor1) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
-            if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
-            if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
-            if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
-          }
-          if (hir2 > lor2) {
-            const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
-            if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
-            if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
-            if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
-          }
+      if (hir0 > lor0) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr0);
+        if (vm & 1u) s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 0, mr0), gv), s0_0);
+        if (vm & 2u) s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 0, mr0), gv), s1_0);
+        if (vm & 4u) s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 0, mr0), gv), s2_0);
+      }
+      if (hir1 > lor1) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr1);
+        if (vm & 1u) s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 1, mr1), gv), s0_1);
+        if (vm & 2u) s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 1, mr1), gv), s1_1);
+        if (vm & 4u) s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 1, mr1), gv), s2_1);
+      }
+      if (hir2 > lor2) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(g, oxr, mr2);
+        if (vm & 1u) s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x0, oxr - PL + 2, mr2), gv), s0_2);
+        if (vm & 2u) s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x1, oxr - PL + 2, mr2), gv), s1_2);
+        if (vm & 4u) s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_load_lanes(x2, oxr - PL + 2, mr2), gv), s2_2);
+      }
         }
       }
   }
