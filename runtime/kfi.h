@@ -179,14 +179,19 @@ int64_t kfi_stream_bytes(const kfi_caches *c, int fresh);
 /* kf_stream.c: the rule's warm threshold on this CPU: KFORGE_STREAM, else
    kfi_stream_threshold(c, streaming pays), measured once per process. */
 int64_t kfi_stream_warm(const kfi_caches *c);
-/* Twice the L2 (512 KiB to 8 MiB: the size measured) where streamed
-   stores over warm lines cost at most twice ordinary ones
-   (kfi_stream_pays), else a quarter of the LLC. */
+/* By kfi_stream_pays's verdict: half the L2 where streamed stores over
+   warm lines keep pace with ordinary ones (2), twice the L2 (512 KiB to
+   8 MiB: the size measured) where they cost at most twice as much (1),
+   else (0) a quarter of the LLC; never above a quarter of the LLC. */
 int64_t kfi_stream_threshold(const kfi_caches *c, int pays);
-int kfi_stream_pays(double t_plain, double t_stream);
-/* The measurement's figures (ns) and verdict: 0 not measured, 1 streaming
-   pays, 2 it does not. */
-int kfi_stream_calibration(double *t_plain, double *t_stream, double *cost_ns);
+/* Copies of twice the L2 into a warm destination, ordinary (t_plain) and
+   streamed, and an ordinary one within the L2 scaled to the same bytes
+   (t_near): 2 (keeps pace) where t_plain >= 2 t_near and t_stream <= 1.25
+   t_plain, else 1 (pays) where t_stream <= 2 t_plain, else 0. */
+int kfi_stream_pays(double t_plain, double t_stream, double t_near);
+/* The measurement's figures (ns) and verdict: 0 not measured, else 1 +
+   kfi_stream_pays (1 streaming does not pay, 2 pays, 3 keeps pace). */
+int kfi_stream_calibration(double *t_plain, double *t_stream, double *t_near, double *cost_ns);
 /* Fails (rule "env.stream") when KFORGE_STREAM is neither a size nor auto. */
 kf_status kfi_check_stream_env(kf_error *err);
 /* "32M", " 48k ", "2MiB": bytes; 0 for NULL or blank; -1 for no size. */

@@ -310,13 +310,15 @@ static void *plan_in_thread(void *arg) {
 #endif
 
 static void stream_threshold(void) {
-  static const struct { double plain, streamed; int pays; } verdicts[] = {
-    { 100, 80, 1 }, { 100, 200, 1 }, { 100, 201, 0 }, { 100, 500, 0 }, { 0, 80, 0 }, { 100, -1, 0 },
+  /* ordinary past the L2, streamed, ordinary within it (same bytes) */
+  static const struct { double plain, streamed, near; int pays; } verdicts[] = {
+    { 100, 80, 50, 2 },  { 100, 125, 50, 2 }, { 100, 126, 50, 1 }, { 100, 80, 51, 1 },  { 100, 200, 100, 1 },
+    { 100, 201, 50, 0 }, { 100, 500, 50, 0 }, { 100, 80, -1, 1 },  { 0, 80, 50, 0 },    { 100, -1, 50, 0 },
   };
   const kfi_caches zen5 = { 48 << 10, 1 << 20, 32 << 20, 0 }, emr = { 48 << 10, 2 << 20, (int64_t)300 << 20, 0 },
                    tiny = { 4 << 10, 16 << 10, 64 << 10, 0 }, big_l2 = { 48 << 10, 16 << 20, 64 << 20, 0 };
   const int64_t want = (int64_t)3 << 20;
-  double tp, ts, cost;
+  double tp, ts, tn, cost;
   int64_t got, t[3];
   pthread_t th[3];
   kf_error err;
@@ -325,26 +327,30 @@ static void stream_threshold(void) {
   pid_t child;
   if (!th_case("warm streaming threshold")) return;
   for (i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++)
-    th_check(kfi_stream_pays(verdicts[i].plain, verdicts[i].streamed) == verdicts[i].pays,
-             "streamed %g ns against ordinary %g ns: streaming %s", verdicts[i].streamed, verdicts[i].plain,
-             verdicts[i].pays ? "pays" : "does not pay");
-  th_check(kfi_stream_threshold(&zen5, 1) == 2 << 20 && kfi_stream_threshold(&zen5, 0) == 8 << 20,
-           "1M L2, 32M LLC: from 2 MiB where streaming pays, else 8 MiB");
-  th_check(kfi_stream_threshold(&emr, 1) == 4 << 20 && kfi_stream_threshold(&emr, 0) == (int64_t)75 << 20,
-           "2M L2, 300M LLC: from 4 MiB where streaming pays, else 75 MiB");
-  th_check(kfi_stream_threshold(&tiny, 1) == 16 << 10 && kfi_stream_threshold(&big_l2, 1) == 16 << 20,
-           "never above a quarter of the LLC (64K LLC: 16 KiB; 16M L2, 64M LLC: 16 MiB)");
+    th_check(kfi_stream_pays(verdicts[i].plain, verdicts[i].streamed, verdicts[i].near) == verdicts[i].pays,
+             "streamed %g ns against ordinary %g ns (%g within the L2): streaming %s", verdicts[i].streamed,
+             verdicts[i].plain, verdicts[i].near,
+             verdicts[i].pays == 2 ? "keeps pace" : verdicts[i].pays ? "pays" : "does not pay");
+  th_check(kfi_stream_threshold(&zen5, 2) == 512 << 10 && kfi_stream_threshold(&zen5, 1) == 2 << 20 &&
+               kfi_stream_threshold(&zen5, 0) == 8 << 20,
+           "1M L2, 32M LLC: from 512 KiB where streaming keeps pace, 2 MiB where it pays, else 8 MiB");
+  th_check(kfi_stream_threshold(&emr, 2) == 1 << 20 && kfi_stream_threshold(&emr, 1) == 4 << 20 &&
+               kfi_stream_threshold(&emr, 0) == (int64_t)75 << 20,
+           "2M L2, 300M LLC: from 1 MiB where streaming keeps pace, 4 MiB where it pays, else 75 MiB");
+  th_check(kfi_stream_threshold(&tiny, 1) == 16 << 10 && kfi_stream_threshold(&tiny, 2) == 8 << 10 &&
+               kfi_stream_threshold(&big_l2, 1) == 16 << 20 && kfi_stream_threshold(&big_l2, 2) == 8 << 20,
+           "never above a quarter of the LLC (64K LLC: 16 KiB, 8 at pace; 16M L2, 64M LLC: 16 MiB, 8 at pace)");
 
   /* Before any plan measured: a child forked now measures in its own
      process (where anything is measured: x86-64 Linux). */
   if ((child = fork()) == 0)
-    _exit(bn_stream(&err) > 0 && (kfi_stream_calibration(&tp, &ts, &cost) > 0) == MEASURES ? 0 : 1);
+    _exit(bn_stream(&err) > 0 && (kfi_stream_calibration(&tp, &ts, &tn, &cost) > 0) == MEASURES ? 0 : 1);
   th_check(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
            "a forked child plans%s on its own", MEASURES ? " and measures" : "");
 
   setenv("KFORGE_STREAM", "3M", 1);
   th_check(bn_stream(&err) == want, "KFORGE_STREAM=3M: the rule streams from 3 MiB");
-  th_check(kfi_stream_calibration(&tp, &ts, &cost) == 0, "KFORGE_STREAM set: nothing measured");
+  th_check(kfi_stream_calibration(&tp, &ts, &tn, &cost) == 0, "KFORGE_STREAM set: nothing measured");
   setenv("KFORGE_STREAM", "fast", 1);
   th_check(bn_stream(&err) == -1 && !strcmp(err.rule, "env.stream"), "KFORGE_STREAM=fast: plan fails (%s)",
            err.rule);
@@ -356,19 +362,20 @@ static void stream_threshold(void) {
   for (i = 0; i < 3; i++) pthread_join(th[i], NULL);
   unsetenv("KFORGE_STREAM");
   got = bn_stream(&err);
-  v = kfi_stream_calibration(&tp, &ts, &cost);
+  v = kfi_stream_calibration(&tp, &ts, &tn, &cost);
   th_check(t[0] == got && t[1] == got && t[2] == got, "three threads planning at once: one threshold (%lld)",
            (long long)got);
 #if MEASURES
   {
     kfi_caches c;
     kfi_cpu_caches(&c);
-    th_check(v == 1 || v == 2, "measured once on x86-64 (verdict %d)", v);
-    th_check(got == kfi_stream_threshold(&c, v == 1), "the rule's threshold follows the verdict (%lld)", (long long)got);
-    th_check(v != 1 || kfi_stream_pays(tp, ts), "the verdict follows the times");
-    printf("streaming stores on this CPU: a copy into a warm buffer of twice the L2 took %.0f ns ordinary, "
-           "%.0f ns streamed (%.2fx): %s; warm threshold %lld KiB; measured in %.2f ms\n",
-           tp, ts, tp > 0 ? ts / tp : 0, v == 1 ? "streaming pays" : "it does not", (long long)(got >> 10), cost / 1e6);
+    th_check(v >= 1 && v <= 3, "measured once on x86-64 (verdict %d)", v);
+    th_check(got == kfi_stream_threshold(&c, v - 1), "the rule's threshold follows the verdict (%lld)", (long long)got);
+    th_check(v == 1 + kfi_stream_pays(tp, ts, tn), "the verdict follows the times");
+    printf("streaming stores on this CPU: a copy into a warm buffer of twice the L2 took %.0f ns ordinary "
+           "(%.2fx one within the L2), %.0f ns streamed (%.2fx): %s; warm threshold %lld KiB; measured in %.2f ms\n",
+           tp, tn > 0 ? tp / tn : 0, ts, tp > 0 ? ts / tp : 0, v == 3 ? "streaming keeps pace" : v == 2 ? "streaming pays" : "it does not",
+           (long long)(got >> 10), cost / 1e6);
   }
 #else
   th_check(v == 0, "nothing measured where no kernel streams (verdict %d)", v);
