@@ -65,6 +65,22 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
   return n;
 }
 
+/* In a step whose data is far larger than the LLC (the caller's fresh
+   outputs), the filter gradient's x comes from the forward pass and its
+   dy from the op before, both from DRAM whatever their size: its NHWC
+   passes, strided by C elements, prefetch as for data beyond the LLC.
+   MobileNetV2 0.35/96's 17 filter gradients in model order (Zen 5):
+   1.29-1.43 -> 1.02-1.16 ms AVX-512, 2.09 -> 1.51-1.55 ms AVX2; strided
+   calls lost (block_3 60 -> 66 us) and keep the rule
+   (docs/performance_dwbpf.md, "Cold inputs in a step"). */
+void kfi_choices_rule_cold(kfi_plan *p) {
+  kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;
+  if (p->family != KFG_FAMILY_DWBPF || g->layout != KFI_CHANNELS_LAST || g->sh != 1 || g->sw != 1) return;
+  g->llc = KFI_TINY;
+  g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));
+  if (p->kernel) p->scratch_bytes = p->kernel->scratch(p->args.bytes);
+}
+
 int64_t kfi_choice_get(const kfi_plan *p, const kfi_choice_def *c) {
   int64_t v;
   memcpy(&v, p->args.bytes + c->offset, sizeof v);

@@ -11,12 +11,15 @@
 
 _Static_assert(sizeof(kfi_plan) <= sizeof(((kf_plan *)0)->u.bytes), "kf_plan too small for kfi_plan");
 
-/* The rule's streaming threshold (the family's "stream" choice, if it has
-   one): the L2 for fresh outputs, else this CPU's warm threshold
-   (kfi_stream_warm: measured on the first plan that gets here). Set after
-   the wisdom key, which hashes the planner's threshold, the same in every
-   process whatever the measurement decided. */
-void kfi_plan_rule_stream(kfi_plan *p, const kf_plan_options *opt) {
+/* The rule's choices that follow where the caller's data sits: the
+   streaming threshold (the family's "stream" choice, if it has one), the
+   L2 for fresh outputs, else this CPU's warm threshold (kfi_stream_warm:
+   measured on the first plan that gets here); and, for fresh outputs (a
+   step whose data is far larger than the LLC), the choices of a call whose
+   inputs come from DRAM too (kfi_choices_rule_cold). Set after the wisdom
+   key, which hashes the planner's plan, the same in every process
+   whatever the measurement decided and however the caller's buffers sit. */
+void kfi_plan_rule_caches(kfi_plan *p, const kf_plan_options *opt) {
   int idx[KFI_MAX_CHOICES], m = kfi_family_choices(p->family, idx), i;
   kfi_caches c;
   for (i = 0; i < m; i++)
@@ -24,6 +27,7 @@ void kfi_plan_rule_stream(kfi_plan *p, const kf_plan_options *opt) {
       kfi_cpu_caches(&c);
       kfi_choice_set(p, &kfi_choices[idx[i]], opt && opt->fresh_outputs ? kfi_stream_bytes(&c, 1) : kfi_stream_warm(&c));
     }
+  if (opt && opt->fresh_outputs) kfi_choices_rule_cold(p);
 }
 
 kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_tensor_desc *inputs,
@@ -88,7 +92,7 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
      wisdom entry chose its own, and a measurement starts from it
      (kfi_plan_choose sets it before measuring). */
   if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
-  if (st == KF_OK && p->kernel && p->source == KF_PLAN_BY_RULE) kfi_plan_rule_stream(p, opt);
+  if (st == KF_OK && p->kernel && p->source == KF_PLAN_BY_RULE) kfi_plan_rule_caches(p, opt);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;

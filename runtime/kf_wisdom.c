@@ -339,7 +339,7 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
   }
   pthread_mutex_unlock(&wz_lock);
   if (!measure) return KF_OK;
-  kfi_plan_rule_stream(p, opt); /* the measurement starts from the rule's plan */
+  kfi_plan_rule_caches(p, opt); /* the measurement starts from the rule's plan */
   kfi_measure(p, in, opt, mode == KF_PLAN_MEASURE_COLD, err);
   p->source = KF_PLAN_BY_MEASURE;
   kfi_choices_str(p, e.plan, sizeof e.plan);

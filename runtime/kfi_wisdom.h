@@ -50,9 +50,15 @@ int kfi_choices_apply(kfi_plan *p, const char *s, const kf_plan_options *opt, ch
 
 /* After the rule chose (kf_plan.c): wisdom, then measuring when asked. */
 kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);
-/* The rule's streaming threshold into p (kf_plan.c): the fresh one or
-   this CPU's warm one, where p's family has a "stream" choice. */
-void kfi_plan_rule_stream(kfi_plan *p, const kf_plan_options *opt);
+/* The rule's choices that follow where the caller's data sits, into p
+   (kf_plan.c): the streaming threshold, the fresh one or this CPU's warm
+   one, where p's family has a "stream" choice; for fresh outputs also
+   kfi_choices_rule_cold. */
+void kfi_plan_rule_caches(kfi_plan *p, const kf_plan_options *opt);
+/* The rule's choices for a call whose inputs come from DRAM (kf_choice.c):
+   the filter gradient's NHWC unit-stride walk prefetches its passes, as
+   for data larger than the LLC (llc, and span by its rule). */
+void kfi_choices_rule_cold(kfi_plan *p);
 /* Times the variants of p on its own shapes and applies the best
    (kf_measure.c); the rule's variant stays unless one beats it beyond noise.
    cold: the call's buffers are evicted from the caches before each timed run. */

@@ -170,11 +170,14 @@ typedef struct kf_plan_options {
      (a framework's freshly allocated tensors, in a step whose data is far
      larger than the last-level cache), so outputs larger than the L2 are
      written with streaming stores instead of from the warm threshold up
-     (a quarter of the LLC, or two L2s where this CPU's streamed stores
-     keep up: measured once per process, KFORGE_STREAM overrides it).
-     Results are bitwise the same either way; only the speed differs.
+     (a quarter of the LLC, two L2s or half the L2, as this CPU's streamed
+     stores measured once per process; KFORGE_STREAM overrides it).
+     Results are bitwise the same either way; only the speed differs. The
+     filter gradient (a small output) reads it as "the inputs come from
+     DRAM too": its NHWC unit-stride plans prefetch their passes, and their
+     sums round differently (within f32 rounding; docs/tuning.md).
      0: the caller re-uses warm buffers. A wisdom entry keeps its own
-     threshold; a measurement starts from the rule's (this hint's). */
+     choices; a measurement starts from the rule's (this hint's). */
   int fresh_outputs;
 } kf_plan_options;
 

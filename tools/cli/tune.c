@@ -84,42 +84,64 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
-  int nin = kf_op_num_inputs(op), nout = kf_plan_num_outputs(plan), i, r;
-  void *bufs[2 * KFC_MAX_IO + 1] = { 0 };
-  size_t sizes[2 * KFC_MAX_IO + 1] = { 0 };
-  const void *ins[KFC_MAX_IO];
-  void *outs[KFC_MAX_IO];
-  size_t sb = kf_plan_scratch_bytes(plan);
-  double t[KFC_REPS], med = -1;
-  int ok = nin <= KFC_MAX_IO && nout <= KFC_MAX_IO;
-  for (i = 0; ok && i < nin + nout + 1; i++) {
-    const kf_tensor_desc *d = i < nin ? &in[i] : i < nin + nout ? kf_plan_output_desc(plan, i - nin) : NULL;
-    size_t bytes = d ? kf_dtype_size(d->dtype) : sb, k;
+int kfc_bufs_alloc(kfc_bufs *b, const kf_plan *plan, kf_op op, const kf_tensor_desc *in) {
+  int i;
+  memset(b, 0, sizeof *b);
+  b->nin = kf_op_num_inputs(op), b->nout = kf_plan_num_outputs(plan);
+  b->scratch_bytes = kf_plan_scratch_bytes(plan);
+  if (b->nin > KFC_MAX_IO || b->nout > KFC_MAX_IO) return -1;
+  for (i = 0; i < b->nin + b->nout + 1; i++) {
+    const kf_tensor_desc *d = i < b->nin ? &in[i] : i < b->nin + b->nout ? kf_plan_output_desc(plan, i - b->nin) : NULL;
+    size_t bytes = d ? kf_dtype_size(d->dtype) : b->scratch_bytes, k;
     int j;
     for (j = 0; d && j < d->rank; j++) bytes *= (size_t)d->dims[j];
     if (d && d->host_data) bytes = 0;
     if (!bytes) continue;
-    if (posix_memalign(&bufs[i], 64, bytes)) { bufs[i] = NULL; ok = 0; break; }
-    sizes[i] = bytes;
-    memset(bufs[i], 0, bytes);
-    if (i < nin && d->dtype == KF_FLOAT)
-      for (k = 0; k < bytes / 4; k++) ((float *)bufs[i])[k] = 0.5f + (float)(k % 97) / 97.0f;
+    if (posix_memalign(&b->buf[i], 64, bytes)) {
+      b->buf[i] = NULL;
+      kfc_bufs_free(b);
+      return -1;
+    }
+    b->size[i] = bytes;
+    memset(b->buf[i], 0, bytes);
+    if (i < b->nin && d->dtype == KF_FLOAT)
+      for (k = 0; k < bytes / 4; k++) ((float *)b->buf[i])[k] = 0.5f + (float)(k % 97) / 97.0f;
   }
-  for (i = 0; ok && i < nin; i++) ins[i] = bufs[i];
-  for (i = 0; ok && i < nout; i++) outs[i] = bufs[nin + i];
+  return 0;
+}
+
+int kfc_bufs_run(const kf_plan *plan, const kfc_bufs *b) {
+  const void *ins[KFC_MAX_IO];
+  void *outs[KFC_MAX_IO];
+  int i;
+  for (i = 0; i < b->nin; i++) ins[i] = b->buf[i];
+  for (i = 0; i < b->nout; i++) outs[i] = b->buf[b->nin + i];
+  return kf_execute(plan, ins, outs, b->buf[b->nin + b->nout], b->scratch_bytes, NULL) == KF_OK ? 0 : -1;
+}
+
+void kfc_bufs_free(kfc_bufs *b) {
+  int i;
+  for (i = 0; i < 2 * KFC_MAX_IO + 1; i++) free(b->buf[i]), b->buf[i] = NULL;
+}
+
+double kfc_median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  return t[n / 2];
+}
+
+double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
+  kfc_bufs b;
+  double t[KFC_REPS], med = -1;
+  int ok = kfc_bufs_alloc(&b, plan, op, in) == 0, r, i;
   for (r = 0; ok && r <= KFC_REPS; r++) {
     double t0;
-    for (i = 0; r && cold && i < nin + nout + 1; i++) kf_flush_caches(bufs[i], sizes[i]);
+    for (i = 0; r && cold && i < b.nin + b.nout + 1; i++) kf_flush_caches(b.buf[i], b.size[i]);
     t0 = kfc_now_s();
-    if (kf_execute(plan, ins, outs, bufs[nin + nout], sb, NULL) != KF_OK) ok = 0;
+    if (kfc_bufs_run(plan, &b) != 0) ok = 0;
     if (r) t[r - 1] = 1e3 * (kfc_now_s() - t0);
   }
-  if (ok) {
-    qsort(t, KFC_REPS, sizeof t[0], cmp_double);
-    med = t[KFC_REPS / 2];
-  }
-  for (i = 0; i < nin + nout + 1; i++) free(bufs[i]);
+  if (ok) med = kfc_median(t, KFC_REPS);
+  kfc_bufs_free(&b);
   return med;
 }
 

@@ -25,6 +25,22 @@ double kfc_now_s(void);
    the caches before each run. -1 when it cannot run. */
 double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold);
 
+/* A plan's buffers, 64-byte aligned as TF's allocator gives them: its
+   inputs (floats set to values in [0.5, 1.5)), outputs and scratch, in
+   that order. kfc_bufs_alloc: 0, or -1 (out of memory, too many); the
+   buffers are freed on failure. kfc_bufs_run: kf_execute on them, 0 or -1. */
+#include "call.h"
+typedef struct kfc_bufs {
+  void *buf[2 * KFC_MAX_IO + 1];
+  size_t size[2 * KFC_MAX_IO + 1], scratch_bytes;
+  int nin, nout;
+} kfc_bufs;
+int kfc_bufs_alloc(kfc_bufs *b, const kf_plan *plan, kf_op op, const kf_tensor_desc *in);
+int kfc_bufs_run(const kf_plan *plan, const kfc_bufs *b);
+void kfc_bufs_free(kfc_bufs *b);
+/* The median of t[0..n) (sorts t). */
+double kfc_median(double *t, int n);
+
 /* All of f, NUL-terminated, malloc'd; NULL when out of memory. */
 char *kfc_read_all(FILE *f);
 
