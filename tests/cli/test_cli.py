@@ -954,17 +954,22 @@ p = subprocess.run([KFORGE, "tune", "--batch", "--batch-size", "3"], input="", c
                    timeout=60, env=env)
 check(p.returncode == 2 and "--batch-size goes with --manifest" in p.stderr, "tune --batch-size without a manifest: usage",
       p.stderr)
-# profile: every call timed warm and cold against its floor, sums, the summary line
-p = subprocess.run([KFORGE, "profile", "--manifest", manifest, "--batch-size", "2", "--top", "3"], capture_output=True,
-                   text=True, timeout=300, env=env)
-rows = [x for x in p.stdout.splitlines() if x.startswith("kws_dscnn/") and x.rstrip().endswith("x")]
-summary = p.stdout.splitlines()[-1] if p.stdout else ""
-m = re.search(r"(\d+) calls, 1 thread: cold ([0-9.]+) ms, warm ([0-9.]+) ms, DRAM floor ([0-9.]+) ms", summary)
-check(p.returncode == 0 and m and int(m.group(1)) == len(lines) and len(rows) == len(lines) and
-      sum("us over a floor of" in x for x in p.stdout.splitlines()) == 3 and
-      float(m.group(4)) > 0 and float(m.group(2)) > 0 and "by op" in p.stdout and "by kernel" in p.stdout,
-      "profile: every call warm and cold against its DRAM floor, sums by op and kernel, the top 3",
-      p.stdout[-600:] + p.stderr)
+# profile: every call timed warm, cold and in model order against its floor, sums, the summary line
+for fresh in ([], ["--fresh"]):
+    p = subprocess.run([KFORGE, "profile", "--manifest", manifest, "--batch-size", "2", "--top", "3"] + fresh,
+                       capture_output=True, text=True, timeout=300, env=env)
+    rows = [x for x in p.stdout.splitlines() if x.startswith("kws_dscnn/") and x.rstrip().endswith("x")]
+    summary = p.stdout.splitlines()[-1] if p.stdout else ""
+    m = re.search(r"(\d+) calls, 1 thread(, fresh outputs)?: cold ([0-9.]+) ms, warm ([0-9.]+) ms, "
+                  r"in model order ([0-9.]+) ms, DRAM floor ([0-9.]+) ms", summary)
+    order = [float(x.split()[-2]) for x in rows if len(x.split()) > 2]
+    check(p.returncode == 0 and m and int(m.group(1)) == len(lines) and len(rows) == len(lines) and
+          bool(m.group(2)) == bool(fresh) and len(order) == len(rows) and all(t > 0 for t in order) and
+          abs(sum(order) / 1e3 - float(m.group(5))) <= 0.01 * float(m.group(5)) + 0.002 and
+          sum("us over a floor of" in x for x in p.stdout.splitlines()) == 3 and
+          float(m.group(6)) > 0 and float(m.group(3)) > 0 and "by op" in p.stdout and "by kernel" in p.stdout,
+          "profile%s: every call warm, cold and in model order against its DRAM floor, sums by op and kernel, the top 3"
+          % (" --fresh" if fresh else ""), p.stdout[-600:] + p.stderr)
 p = subprocess.run([KFORGE, "profile", "--manifest", manifest, "--frob"], capture_output=True, text=True, timeout=60,
                    env=env)
 check(p.returncode == 2 and "usage: kforge profile" in p.stderr, "profile: usage", p.stderr)
