@@ -69,9 +69,7 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
    outputs), the filter gradient's x comes from the forward pass and its
    dy from the op before, both from DRAM whatever their size: its NHWC
    passes, strided by C elements, prefetch as for data beyond the LLC.
-   MobileNetV2 0.35/96's 17 filter gradients in model order (Zen 5):
-   1.29-1.43 -> 1.02-1.16 ms AVX-512, 2.09 -> 1.51-1.55 ms AVX2; strided
-   calls lost (block_3 60 -> 66 us) and keep the rule
+   Unit stride only: strided calls measured slower so
    (docs/performance_dwbpf.md, "Cold inputs in a step"). */
 void kfi_choices_rule_cold(kfi_plan *p) {
   kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;

@@ -30,10 +30,9 @@
 #define KFI_STREAM_PACE 1.25 /* at or below it, ordinary stores being slow: streaming keeps pace */
 #define KFI_STREAM_FAR 2.0   /* ordinary copy past the L2 / within it, per byte: the LLC is far */
 
-/* t_near: an ordinary copy within the L2, scaled to the same bytes. The
-   two thresholds sit far from both kinds of host measured: Zen 5 copies
-   past its L2 as fast as within it (0.9-1.0x) and streams 1.15-1.56x;
-   Emerald Rapids 3.4x and 1.04-1.05x (docs/tuning.md). */
+/* t_near: an ordinary copy within the L2, scaled to the same bytes. Both
+   thresholds sit far from what the hosts measured on either side
+   (docs/tuning.md, "Streaming stores: measured once per CPU"). */
 int kfi_stream_pays(double t_plain, double t_stream, double t_near) {
   if (!(t_plain > 0 && t_stream > 0)) return 0;
   if (t_near > 0 && t_plain >= KFI_STREAM_FAR * t_near && t_stream <= KFI_STREAM_PACE * t_plain) return 2;
@@ -51,8 +50,8 @@ static int64_t class_bytes(const kfi_caches *c) {
 
 /* Where streaming pays, outputs from the class on stream (two L2s): the
    size the verdict was measured at; where it keeps pace, from half the L2
-   (Emerald Rapids: depthwise input and batch norm 15-30% faster streamed
-   from 1 MB outputs, docs/performance.md). Kernels whose stores would mix
+   (docs/performance.md, "Emerald Rapids: streaming from half the L2").
+   Kernels whose stores would mix
    streamed and plain lines (batch norm's short NCHW planes) keep to plain
    stores whatever the threshold. */
 int64_t kfi_stream_threshold(const kfi_caches *c, int pays) {
