@@ -9,11 +9,10 @@
 ** it: each line is read from a far LLC) and streamed ones keep pace with
 ** them (at most 1.25x), outputs stream from half the L2, where a call's
 ** output and its inputs (at least as large again) spill the L2. Where the
-** streamed copy takes at most
-** twice as long, streamed stores still keep up with a kernel (kernels
-** write at most half as fast as a copy) and leave the caches to its
-** inputs: outputs from the measured size, two L2s (docs/tuning.md,
-** "Streaming stores: measured once per CPU").
+** streamed copy takes at most twice as long, streamed stores still keep
+** up with a kernel (kernels write at most half as fast as a copy) and
+** leave the caches to its inputs: outputs from the measured size, two L2s
+** (docs/tuning.md, "Streaming stores: measured once per CPU").
 ** KFORGE_STREAM overrides it. Without an OS or outside x86-64 (the only
 ** kernels that stream) nothing is measured: a quarter of the LLC.
 */
