@@ -55,6 +55,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
+  { KFG_FAMILY_DWBPF, "sweep", offsetof(kfi_dwbpf_args, sweep), 1, { 1 } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 

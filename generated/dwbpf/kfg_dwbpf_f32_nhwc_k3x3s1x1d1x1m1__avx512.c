@@ -18,6 +18,218 @@ size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #define KV_T KV_T_F32
 #include "kfi_simd_avx512.h"
 
+/* the sweep: rows [r0, r1), cols [c0, c1) of channels [ch0, ch1) (whole
+   vectors), chunk channels at a time (a multiple of 16, at most
+   KFI_DWBPF_SWEEP_MAX); the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_sweep(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t ch0,
+                                    int64_t ch1, int64_t chunk, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  /* the input cols that out cols [c0, c1) read: ramp in to sa, steady to
+     se, ramp out to ixe */
+  const kfi_dwbpf_slide sl = kfi_dwbpf_slide_cols(c0, c1, PL, W, 3);
+  const int64_t ixa = sl.ixa, sa = sl.sa, se = sl.se, ixe = sl.ixe;
+  _Alignas(64) float buf[9 * KFI_DWBPF_SWEEP_MAX]; /* tap t's sums of the chunk from t * chunk */
+  int64_t cb;
+  for (cb = ch0; cb < ch1; cb += chunk) {
+    const int64_t n = cb + chunk < ch1 ? chunk : ch1 - cb;
+    int64_t r, b = r0 / OH, oy = r0 % OH, i, t;
+    for (i = 0; i < 9 * chunk; i++) buf[i] = 0;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const float *gr = dy + r * a->ow * C + cb;
+      unsigned vm = 0;
+      int64_t ch;
+      const float *xr0 = x;
+      const float *xr1 = x;
+      const float *xr2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        xr0 = x + ((b * H + iy0 + 0) * W) * C + cb;
+        vm |= 1u;
+      }
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        xr1 = x + ((b * H + iy0 + 1) * W) * C + cb;
+        vm |= 2u;
+      }
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        xr2 = x + ((b * H + iy0 + 2) * W) * C + cb;
+        vm |= 4u;
+      }
+      for (ch = 0; ch < n; ch += 16) {
+        const float *g = gr + ch;
+        const float *x0 = xr0 + ch;
+        const float *x1 = xr1 + ch;
+        const float *x2 = xr2 + ch;
+        kv_f s0_0 = kv_ldf(buf + 0 * chunk + ch);
+        kv_f s0_1 = kv_ldf(buf + 1 * chunk + ch);
+        kv_f s0_2 = kv_ldf(buf + 2 * chunk + ch);
+        kv_f s1_0 = kv_ldf(buf + 3 * chunk + ch);
+        kv_f s1_1 = kv_ldf(buf + 4 * chunk + ch);
+        kv_f s1_2 = kv_ldf(buf + 5 * chunk + ch);
+        kv_f s2_0 = kv_ldf(buf + 6 * chunk + ch);
+        kv_f s2_1 = kv_ldf(buf + 7 * chunk + ch);
+        kv_f s2_2 = kv_ldf(buf + 8 * chunk + ch);
+        int64_t ix = ixa;
+        if (vm == 7u) { /* every filter row exists */
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+      if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+          }
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+          }
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+          }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+        } else { /* a row with missing filter rows */
+      for (; ix < sa; ix++) { /* ramp in: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+      if (ix < se) { /* steady: every tap col; dy of the last 2 out cols kept */
+        kv_f gq0_1 = kv_ld(g + (ix + PL - 1) * C);
+        kv_f gq0_2 = kv_ld(g + (ix + PL - 2) * C);
+        for (; ix < se; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) {
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+          }
+          }
+          if (vm & 2u) {
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+          }
+          }
+          if (vm & 4u) {
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+          }
+          }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+      }
+      for (; ix < ixe; ix++) { /* ramp out: only the tap cols whose out col is in the piece */
+        if (ix + PL >= c0 && ix + PL < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL) * C);
+          if (vm & 1u) s0_0 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_0);
+          if (vm & 2u) s1_0 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_0);
+          if (vm & 4u) s2_0 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_0);
+        }
+        if (ix + PL - 1 >= c0 && ix + PL - 1 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 1) * C);
+          if (vm & 1u) s0_1 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_1);
+          if (vm & 2u) s1_1 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_1);
+          if (vm & 4u) s2_1 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_1);
+        }
+        if (ix + PL - 2 >= c0 && ix + PL - 2 < c1) {
+          const kv_f gv0 = kv_ld(g + (ix + PL - 2) * C);
+          if (vm & 1u) s0_2 = kv_fma(kv_ld(x0 + ix * C), gv0, s0_2);
+          if (vm & 2u) s1_2 = kv_fma(kv_ld(x1 + ix * C), gv0, s1_2);
+          if (vm & 4u) s2_2 = kv_fma(kv_ld(x2 + ix * C), gv0, s2_2);
+        }
+      }
+        }
+        kv_stf(buf + 0 * chunk + ch, s0_0);
+        kv_stf(buf + 1 * chunk + ch, s0_1);
+        kv_stf(buf + 2 * chunk + ch, s0_2);
+        kv_stf(buf + 3 * chunk + ch, s1_0);
+        kv_stf(buf + 4 * chunk + ch, s1_1);
+        kv_stf(buf + 5 * chunk + ch, s1_2);
+        kv_stf(buf + 6 * chunk + ch, s2_0);
+        kv_stf(buf + 7 * chunk + ch, s2_1);
+        kv_stf(buf + 8 * chunk + ch, s2_2);
+      }
+    }
+    for (t = 0; t < 9; t++)
+      for (i = 0; i < n; i++) part[t * C + cb + i] += buf[t * chunk + i];
+  }
+}
+
 /* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
@@ -1439,6 +1651,14 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
       const int last = ch + 32 > ch1;
       kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, last ? ng + ch0 - ch : 16,
                           last ? nx + ch0 - ch : 16, part);
+    }
+  }
+  if (a->sweep) { /* short rows: the sweep (the full vectors the prefetching walkers left) */
+    const int64_t e = ch + (ch1 - ch) / 16 * 16;
+    const int64_t chunk = kfi_dwbpf_sweep_chunk(a, c1 - c0, e - ch, sizeof(float), sizeof(float), 16);
+    if (chunk > 0 && e > ch) {
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_sweep(a, r0, r1, c0, c1, ch, e, chunk, part);
+      ch = e;
     }
   }
   if (wide)
