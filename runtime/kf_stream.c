@@ -50,9 +50,8 @@ static int64_t class_bytes(const kfi_caches *c) {
 /* Where streaming pays, outputs from the class on stream (two L2s): the
    size the verdict was measured at; where it keeps pace, from half the L2
    (docs/performance.md, "Emerald Rapids: streaming from half the L2").
-   Kernels whose stores would mix
-   streamed and plain lines (batch norm's short NCHW planes) keep to plain
-   stores whatever the threshold. */
+   Kernels whose stores would mix streamed and plain lines (batch norm's
+   short NCHW planes) keep to plain stores whatever the threshold. */
 int64_t kfi_stream_threshold(const kfi_caches *c, int pays) {
   const int64_t s = pays == 2 ? c->l2 / 2 : class_bytes(c);
   return pays && s && s < c->llc / 4 ? s : c->llc / 4;

@@ -12,6 +12,7 @@
 ** rounding (span and, off AVX-512, the prefetching walker's order round
 ** differently: docs/tuning.md). The caches are fixed by KFORGE_L2/KFORGE_LLC.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,14 @@
 #define L2 ((int64_t)1 << 20)
 #define LLC ((int64_t)32 << 20)
 
-/* The "stream=N" value of a plan's choices, -1 if it has none. */
-static int64_t stream_of(const kf_plan *p) {
+/* The value of choice name (" stream=", " llc=") in a plan's choices, -1 if it has none. */
+static int64_t choice_of(const kf_plan *p, const char *name) {
   char buf[300];
-  const char *s = strstr(kf_plan_choices(p, buf, sizeof buf), " stream=");
-  return s ? strtoll(s + 8, NULL, 10) : -1;
+  const char *s = strstr(kf_plan_choices(p, buf, sizeof buf), name);
+  return s ? strtoll(s + strlen(name), NULL, 10) : -1;
 }
+#define stream_of(p) choice_of(p, " stream=")
+#define llc_of(p) choice_of(p, " llc=")
 
 typedef struct call {
   kf_op op;
@@ -151,13 +154,6 @@ static void check_call(call *k, const char *what) {
   th_case_end();
 }
 
-/* The "llc=N" value of a plan's choices, -1 if it has none. */
-static int64_t llc_of(const kf_plan *p) {
-  char buf[300];
-  const char *s = strstr(kf_plan_choices(p, buf, sizeof buf), " llc=");
-  return s ? strtoll(s + 5, NULL, 10) : -1;
-}
-
 static void filter_call(call *k, int64_t n, int64_t hw, int64_t c, int stride, int nchw) {
   int64_t four[1] = { 4 }, xd[4] = { n, hw, hw, c }, gd[4] = { n, (hw + stride - 1) / stride, (hw + stride - 1) / stride, c };
   char st[32];
@@ -207,8 +203,8 @@ static void check_filter(call *k, const char *what, int cold) {
     size_t e;
     for (e = 0; e < m; e++) {
       const double a = ((float *)o0[0])[e], b = ((float *)of[0])[e];
-      big = big > (a < 0 ? -a : a) ? big : (a < 0 ? -a : a);
-      diff = diff > (a > b ? a - b : b - a) ? diff : (a > b ? a - b : b - a);
+      big = fmax(big, fabs(a));
+      diff = fmax(diff, fabs(a - b));
     }
     /* sums of about n*oh*ow terms of |x dy| <= 1 in two orders: 1e-5 of the largest is
        over ten times their rounding */

@@ -91,12 +91,12 @@ static int profile_call(const kfc_call *c, row *w, kf_plan *plan_out, kfc_bufs *
   w->op = c->op;
   for (i = 0; i < c->num_inputs; i++) w->bytes += bytes_of(&c->in[i]);
   for (i = 0; i < kf_plan_num_outputs(&plan); i++) w->bytes += bytes_of(kf_plan_output_desc(&plan, i));
-  w->warm = kfc_time_plan(&plan, c->op, c->in, 0);
-  w->cold = kfc_time_plan(&plan, c->op, c->in, 1);
-  if (w->warm < 0 || w->cold < 0) return snprintf(msg, n, "%s: the plan did not run", c->name), -1;
   *plan_out = plan;
-  if (kfc_bufs_alloc(b, &plan, c->op, c->in) != 0)
-    return snprintf(msg, n, "%s: out of memory for the model-order buffers", c->name), -1;
+  if (kfc_bufs_alloc(b, plan_out, c->op, c->in) != 0) /* kept for the model-order pass */
+    return snprintf(msg, n, "%s: out of memory for its buffers", c->name), -1;
+  w->warm = kfc_time_bufs(plan_out, b, 0);
+  w->cold = kfc_time_bufs(plan_out, b, 1);
+  if (w->warm < 0 || w->cold < 0) return kfc_bufs_free(b), snprintf(msg, n, "%s: the plan did not run", c->name), -1;
   return 0;
 }
 

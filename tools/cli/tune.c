@@ -129,18 +129,24 @@ double kfc_median(double *t, int n) {
   return t[n / 2];
 }
 
-double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
-  kfc_bufs b;
-  double t[KFC_REPS], med = -1;
-  int ok = kfc_bufs_alloc(&b, plan, op, in) == 0, r, i;
-  for (r = 0; ok && r <= KFC_REPS; r++) {
+double kfc_time_bufs(const kf_plan *plan, const kfc_bufs *b, int cold) {
+  double t[KFC_REPS];
+  int r, i;
+  for (r = 0; r <= KFC_REPS; r++) {
     double t0;
-    for (i = 0; r && cold && i < b.nin + b.nout + 1; i++) kf_flush_caches(b.buf[i], b.size[i]);
+    for (i = 0; r && cold && i < b->nin + b->nout + 1; i++) kf_flush_caches(b->buf[i], b->size[i]);
     t0 = kfc_now_s();
-    if (kfc_bufs_run(plan, &b) != 0) ok = 0;
+    if (kfc_bufs_run(plan, b) != 0) return -1;
     if (r) t[r - 1] = 1e3 * (kfc_now_s() - t0);
   }
-  if (ok) med = kfc_median(t, KFC_REPS);
+  return kfc_median(t, KFC_REPS);
+}
+
+double kfc_time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in, int cold) {
+  kfc_bufs b;
+  double med;
+  if (kfc_bufs_alloc(&b, plan, op, in) != 0) return -1;
+  med = kfc_time_bufs(plan, &b, cold);
   kfc_bufs_free(&b);
   return med;
 }

@@ -40,6 +40,8 @@ int kfc_bufs_run(const kf_plan *plan, const kfc_bufs *b);
 void kfc_bufs_free(kfc_bufs *b);
 /* The median of t[0..n) (sorts t). */
 double kfc_median(double *t, int n);
+/* kfc_time_plan on buffers the caller keeps. */
+double kfc_time_bufs(const kf_plan *plan, const kfc_bufs *b, int cold);
 
 /* All of f, NUL-terminated, malloc'd; NULL when out of memory. */
 char *kfc_read_all(FILE *f);
