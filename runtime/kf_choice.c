@@ -68,13 +68,15 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
 
 /* In a step whose data is far larger than the LLC (the caller's fresh
    outputs), the filter gradient's x comes from the forward pass and its
-   dy from the op before, both from DRAM whatever their size: its NHWC
-   passes, strided by C elements, prefetch as for data beyond the LLC.
-   Unit stride only: strided calls measured slower so
-   (docs/performance_dwbpf.md, "Cold inputs in a step"). */
+   dy from the op before, both from DRAM whatever their size: its passes
+   prefetch as for data beyond the LLC (NHWC: the next channel vectors,
+   strided by C elements; NCHW: the next channel's planes). Unit stride
+   only: strided NHWC calls measured slower so, and strided NCHW calls run
+   the plain loops (docs/performance_dwbpf.md, "Cold inputs in a step",
+   "NCHW: the next channel's planes"). */
 void kfi_choices_rule_cold(kfi_plan *p) {
   kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;
-  if (p->family != KFG_FAMILY_DWBPF || g->layout != KFI_CHANNELS_LAST || g->sh != 1 || g->sw != 1) return;
+  if (p->family != KFG_FAMILY_DWBPF || g->sh != 1 || g->sw != 1) return;
   g->llc = KFI_TINY;
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));
   if (p->kernel) p->scratch_bytes = p->kernel->scratch(p->args.bytes);

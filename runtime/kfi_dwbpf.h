@@ -68,7 +68,8 @@ typedef struct kfi_dwbpf_args {
 } kfi_dwbpf_args;
 
 /* Whether x and dy together exceed half the last-level cache, so that a
-   call reads them from DRAM: NHWC kernels then prefetch their passes. */
+   call reads them from DRAM: NHWC kernels then prefetch their passes,
+   NCHW kernels the next channel's planes. */
 static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
   return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > llc / 2;

@@ -56,8 +56,8 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
    kfi_choices_rule_cold. */
 void kfi_plan_rule_caches(kfi_plan *p, const kf_plan_options *opt);
 /* The rule's choices for a call whose inputs come from DRAM (kf_choice.c):
-   the filter gradient's NHWC unit-stride walk prefetches its passes, as
-   for data larger than the LLC (llc, and span by its rule). */
+   the filter gradient's unit-stride walks prefetch their passes, as for
+   data larger than the LLC (llc; NHWC also span by its rule). */
 void kfi_choices_rule_cold(kfi_plan *p);
 /* Times the variants of p on its own shapes and applies the best
    (kf_measure.c); the rule's variant stays unless one beats it beyond noise.

@@ -174,8 +174,8 @@ typedef struct kf_plan_options {
      stores measured once per process; KFORGE_STREAM overrides it).
      Results are bitwise the same either way; only the speed differs. The
      filter gradient (a small output) reads it as "the inputs come from
-     DRAM too": its NHWC unit-stride plans prefetch their passes, and their
-     sums round differently (within f32 rounding; docs/tuning.md).
+     DRAM too": its unit-stride plans prefetch their passes, and the NHWC
+     ones' sums round differently (within f32 rounding; docs/tuning.md).
      0: the caller re-uses warm buffers. A wisdom entry keeps its own
      choices; a measurement starts from the rule's (this hint's). */
   int fresh_outputs;

@@ -40,11 +40,13 @@ static inline kv_f kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_load_lanes(const uint
 /* pass 1 (filter rows 0, 1), the clean vectors j in [jl, jr)
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -74,13 +76,12 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
         x1 = x + ((b * C + c) * H + iy0 + 1) * W;
         vm |= 2u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, xpf + k);
       }
       if (!vm) continue;
       for (j = jl; j < jr; j++) {
@@ -118,11 +119,13 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
 /* pass 1 (filter rows 0, 1), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -179,13 +182,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(const k
         x1 = x + ((b * C + c) * H + iy0 + 1) * W;
         vm |= 2u;
       }
-      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (pf) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, xpf + k);
       }
       if (!vm) continue;
       if (hi0 > lo0) {
@@ -231,11 +233,13 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(const k
 /* pass 2 (filter rows 2, 3), the clean vectors j in [jl, jr)
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -265,13 +269,12 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(const kfi_dwbpf_args
         x3 = x + ((b * C + c) * H + iy0 + 3) * W;
         vm |= 8u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, xpf + k);
       }
       if (!vm) continue;
       for (j = jl; j < jr; j++) {
@@ -309,11 +312,13 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(const kfi_dwbpf_args
 /* pass 2 (filter rows 2, 3), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -370,13 +375,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(const k
         x3 = x + ((b * C + c) * H + iy0 + 3) * W;
         vm |= 8u;
       }
-      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (pf) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, xpf + k);
       }
       if (!vm) continue;
       if (hi0 > lo0) {
@@ -422,11 +426,13 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(const k
 /* pass 3 (filter rows 4), the clean vectors j in [jl, jr)
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
@@ -446,13 +452,12 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(const kfi_dwbpf_args
         x4 = x + ((b * C + c) * H + iy0 + 4) * W;
         vm |= 16u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, xpf + k);
       }
       if (!vm) continue;
       for (j = jl; j < jr; j++) {
@@ -478,11 +483,13 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(const kfi_dwbpf_args
 /* pass 3 (filter rows 4), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
@@ -529,13 +536,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(const k
         x4 = x + ((b * C + c) * H + iy0 + 4) * W;
         vm |= 16u;
       }
-      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (pf) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, xpf + k);
       }
       if (!vm) continue;
       if (hi0 > lo0) {
@@ -571,13 +577,15 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(const k
 /* pass 1 (filter rows 0, 1), by row: vectors j in [0, nvec) (cols c0 + j*8 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 8;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 8 ? c1 - oxl : 8;
@@ -654,13 +662,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(const k
         x1 = x + ((b * C + c) * H + iy0 + 1) * W;
         vm |= 2u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x1, xpf + k);
       }
       if (vm == 3u) { /* every filter row exists */
         if (left) { /* the left end */
@@ -821,13 +828,15 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(const k
 /* pass 2 (filter rows 2, 3), by row: vectors j in [0, nvec) (cols c0 + j*8 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 8;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 8 ? c1 - oxl : 8;
@@ -904,13 +913,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(const k
         x3 = x + ((b * C + c) * H + iy0 + 3) * W;
         vm |= 8u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x3, xpf + k);
       }
       if (vm == 12u) { /* every filter row exists */
         if (left) { /* the left end */
@@ -1071,13 +1079,15 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(const k
 /* pass 3 (filter rows 4), by row: vectors j in [0, nvec) (cols c0 + j*8 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 8;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 8 ? c1 - oxl : 8;
@@ -1144,13 +1154,12 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(const k
         x4 = x + ((b * C + c) * H + iy0 + 4) * W;
         vm |= 16u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, 2 * W + k);
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x4, xpf + k);
       }
       if (vm == 16u) { /* every filter row exists */
         if (left) { /* the left end */
@@ -1277,6 +1286,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(const k
 static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
+  /* x and dy from DRAM (kfi_dwbpf_far): the walkers prefetch the next channel's planes */
+  const int far = kfi_dwbpf_far(a, (int64_t)sizeof(uint16_t));
   int64_t r0, r1, c0, c1, e, jl, jr, nvec, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* vectors j = 0 .. nvec-1 at cols c0 + j*8; the clean ones, [jl, jr):
@@ -1291,19 +1302,19 @@ static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (jr < jl) jr = jl;
   if (jl <= 1 && nvec - jr <= 1) { /* at most one end vector a side: by row */
     for (c = ch0; c < ch1; c++) {
-      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
     }
     return;
   }
   for (c = ch0; c < ch1; c++) {
-    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
   }
 }
 

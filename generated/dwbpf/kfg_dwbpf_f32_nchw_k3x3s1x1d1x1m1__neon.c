@@ -34,11 +34,13 @@ static inline kv_f kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_load_lanes(const floa
 /* pass 1 (filter rows 0, 1, 2), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -72,13 +74,12 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args
         x2 = x + ((b * C + c) * H + iy0 + 2) * W;
         vm |= 4u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, 2 * W + k);
+        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, xpf + k);
       }
       if (!vm) continue;
       for (j = jl; j < jr; j++) {
@@ -116,11 +117,13 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args
 /* pass 1 (filter rows 0, 1, 2), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -171,13 +174,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_ends(const k
         x2 = x + ((b * C + c) * H + iy0 + 2) * W;
         vm |= 4u;
       }
-      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (pf) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, 2 * W + k);
+        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, xpf + k);
       }
       if (!vm) continue;
       if (hi0 > lo0) {
@@ -215,13 +217,15 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_ends(const k
 /* pass 1 (filter rows 0, 1, 2), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  const int64_t gpf = next ? OH * a->ow : 2 * a->ow;
+  const int64_t xpf = next ? H * W : 2 * W;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -282,13 +286,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_rows(const k
         x2 = x + ((b * C + c) * H + iy0 + 2) * W;
         vm |= 4u;
       }
-      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
-           walk of the same plane reads next; the planes of a piece are short runs
-           that the hardware prefetchers learn too late; in the ends walker
-           only where the fast walker did not run, on its first vector) */
+      if (1) { /* the lines of dy's row and the pass's last input row in the next channel's
+           planes where one follows, else 2 rows on (dwbpf/nchw_pf.c.in); in the
+           ends walker only where the fast walker did not run, on its first vector */
         int64_t k;
-        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, 2 * OW + k);
-        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, 2 * W + k);
+        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, gpf + k);
+        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, xpf + k);
       }
       if (vm == 7u) { /* every filter row exists */
         if (left) { /* the left end */
@@ -423,6 +426,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_rows(const k
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
+  /* x and dy from DRAM (kfi_dwbpf_far): the walkers prefetch the next channel's planes */
+  const int far = kfi_dwbpf_far(a, (int64_t)sizeof(float));
   int64_t r0, r1, c0, c1, e, jl, jr, nvec, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* vectors j = 0 .. nvec-1 at cols c0 + j*4; the clean ones, [jl, jr):
@@ -437,13 +442,13 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (jr < jl) jr = jl;
   if (jl <= 1 && nvec - jr <= 1) { /* at most one end vector a side: by row */
     for (c = ch0; c < ch1; c++) {
-      kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+      kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
     }
     return;
   }
   for (c = ch0; c < ch1; c++) {
-    if (jr > jl) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
   }
 }
 

@@ -34,11 +34,12 @@ static inline kv_f kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_load_lanes(const float
 /* pass 1 (filter rows 0), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -82,11 +83,12 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_fast(const kfi_dwbpf_args 
 /* pass 1 (filter rows 0), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -165,11 +167,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_ends(const kf
 /* pass 2 (filter rows 1), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s1_0 = kv_zero();
   kv_f s1_1 = kv_zero();
   kv_f s1_2 = kv_zero();
@@ -213,11 +216,12 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_fast(const kfi_dwbpf_args 
 /* pass 2 (filter rows 1), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s1_0 = kv_zero();
   kv_f s1_1 = kv_zero();
   kv_f s1_2 = kv_zero();
@@ -296,11 +300,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_ends(const kf
 /* pass 3 (filter rows 2), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -344,11 +349,12 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_fast(const kfi_dwbpf_args 
 /* pass 3 (filter rows 2), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -427,11 +433,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_ends(const kf
 /* pass 4 (filter rows 3), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s3_0 = kv_zero();
   kv_f s3_1 = kv_zero();
   kv_f s3_2 = kv_zero();
@@ -475,11 +482,12 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_fast(const kfi_dwbpf_args 
 /* pass 4 (filter rows 3), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s3_0 = kv_zero();
   kv_f s3_1 = kv_zero();
   kv_f s3_2 = kv_zero();
@@ -558,11 +566,12 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_ends(const kf
 /* pass 5 (filter rows 4), the clean vectors j in [jl, jr)
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
@@ -606,11 +615,12 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_fast(const kfi_dwbpf_args 
 /* pass 5 (filter rows 4), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*4 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, b, oy, j;
+  (void)next;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
@@ -689,13 +699,14 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_ends(const kf
 /* pass 1 (filter rows 0), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  (void)next;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -884,13 +895,14 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_rows(const kf
 /* pass 2 (filter rows 1), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  (void)next;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -1079,13 +1091,14 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_rows(const kf
 /* pass 3 (filter rows 2), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  (void)next;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -1274,13 +1287,14 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_rows(const kf
 /* pass 4 (filter rows 3), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  (void)next;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -1469,13 +1483,14 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_rows(const kf
 /* pass 5 (filter rows 4), by row: vectors j in [0, nvec) (cols c0 + j*4 ...) with
    jl <= 1 and nvec - jr <= 1, rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_rows(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
-                                  int64_t jr, int64_t nvec, int64_t c, float *part) {
+                                  int64_t jr, int64_t nvec, int64_t c, int next, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   const int64_t oxl = c0, oxr = c0 + (nvec - 1) * 4;
   const int left = jl > 0, right = jr < nvec;
   int64_t r, b = r0 / OH, oy = r0 % OH, j;
+  (void)next;
   /* the left end */
   /* tap col 0: the lanes whose input col oxl + lane - PL + 0 and output col exist */
   int64_t lol0 = PL - 0 - oxl > 0 ? PL - 0 - oxl : 0, hil0 = c1 - oxl < 4 ? c1 - oxl : 4;
@@ -1667,6 +1682,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_rows(const kf
 static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
                        float *part) {
   const int64_t W = a->w, PL = a->pad_left;
+  /* x and dy from DRAM (kfi_dwbpf_far): the walkers prefetch the next channel's planes */
+  const int far = kfi_dwbpf_far(a, (int64_t)sizeof(float));
   int64_t r0, r1, c0, c1, e, jl, jr, nvec, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* vectors j = 0 .. nvec-1 at cols c0 + j*4; the clean ones, [jl, jr):
@@ -1681,25 +1698,25 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_piece(const kfi_dwbpf_args *a
   if (jr < jl) jr = jl;
   if (jl <= 1 && nvec - jr <= 1) { /* at most one end vector a side: by row */
     for (c = ch0; c < ch1; c++) {
-      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+      kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_rows(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
     }
     return;
   }
   for (c = ch0; c < ch1; c++) {
-    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
-    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p2_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p3_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p4_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jr > jl) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_p5_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, far && c + 1 < ch1, part);
   }
 }
 
