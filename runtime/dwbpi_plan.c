@@ -132,6 +132,7 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   g->layout = a->data_format == KF_NHWC ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
   kfi_cpu_caches(&g->cache);
   g->ahead = kfi_dwbpi_ahead_rule(&g->cache);
+  g->wahead = 0; /* fresh outputs: kfi_choices_rule_cold */
   if (numel == 0) return KF_OK; /* TF returns the empty output before anything else */
 
   /* Every value below fits int32: dims are bounded by KF_MAX_ELEMENTS and

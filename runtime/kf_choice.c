@@ -39,7 +39,8 @@
    (kfi_dwbpf_flat_rule). Depthwise input's ahead: the bytes of dy
    prefetched ahead of the row computed (0: none; the rule's quarter of the
    L1d leaves rows above 12 KiB unprefetched, 32 KiB takes them too, 256 KiB
-   reads far ahead). */
+   reads far ahead); its wahead: with that read-ahead, the dx rows
+   prefetched for writing (1) or not (0). */
 #define KFI_KIB ((int64_t)1 << 10)
 
 const kfi_choice_def kfi_choices[] = {
@@ -52,6 +53,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "ahead", offsetof(kfi_dwbpi_args, ahead), 3, { 0, 32 * KFI_KIB, 256 * KFI_KIB } },
+  { KFG_FAMILY_DWBPI, "wahead", offsetof(kfi_dwbpi_args, wahead), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
@@ -73,9 +75,16 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
    strided by C elements; NCHW: the next channel's planes). Unit stride
    only: strided NHWC calls measured slower so, and strided NCHW calls run
    the plain loops (docs/performance_dwbpf.md, "Cold inputs in a step",
-   "NCHW: the next channel's planes"). */
+   "NCHW: the next channel's planes"). The input gradient's dx is in no
+   cache either: where it is not streamed, its NHWC rows are prefetched
+   for writing with dy's read-ahead (docs/performance_dwbpi.md, "Fresh
+   outputs: dx prefetched for writing"). */
 void kfi_choices_rule_cold(kfi_plan *p) {
   kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;
+  if (p->family == KFG_FAMILY_DWBPI) {
+    ((kfi_dwbpi_args *)(void *)p->args.bytes)->wahead = 1;
+    return;
+  }
   if (p->family != KFG_FAMILY_DWBPF || g->sh != 1 || g->sw != 1) return;
   g->llc = KFI_TINY;
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));

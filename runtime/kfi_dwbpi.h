@@ -23,6 +23,10 @@ typedef struct kfi_dwbpi_args {
   int64_t ahead;                 /* NHWC SIMD: bytes of dy read ahead of the row computed (software
                                     prefetch; none where one row's share is more; kfi_dwbpi_ahead_rule);
                                     0: none. Others ignore it */
+  int64_t wahead;                /* NHWC SIMD, cached ISAs: 1: with dy's read-ahead, prefetch the dx
+                                    rows it is for, for writing, where dx is not streamed (an output in
+                                    no cache: each line is read before it is written); 0 (the rule for
+                                    warm outputs): not. Others ignore it */
 } kfi_dwbpi_args;
 
 /* The rule's read-ahead: a quarter of the L1d, so the lines prefetched and

@@ -41,13 +41,17 @@ static inline void kfi_parallel_for(const kfi_par *p, void (*task)(void *ctx, si
 
 /* Read hints, harmless past a tensor's end: the line at address a (an
    integer) into every cache level, or into the L2 and out; the element n
-   past p (formed as an integer) into every level. */
+   past p (formed as an integer) into every level. KFI_PREFETCH_W: the line
+   at a into the L2, to be written (an output's line in no cache is read
+   before it is written). */
 #if defined(__GNUC__)
 #define KFI_PREFETCH_LINE(a) __builtin_prefetch((const void *)(uintptr_t)(a), 0, 3)
 #define KFI_PREFETCH_L2(a) __builtin_prefetch((const void *)(uintptr_t)(a), 0, 2)
+#define KFI_PREFETCH_W(a) __builtin_prefetch((const void *)(uintptr_t)(a), 1, 2)
 #else
 #define KFI_PREFETCH_LINE(a) ((void)(a))
 #define KFI_PREFETCH_L2(a) ((void)(a))
+#define KFI_PREFETCH_W(a) ((void)(a))
 #endif
 #define KFI_PREFETCH(p, n) KFI_PREFETCH_LINE((uintptr_t)(p) + (uintptr_t)(n) * sizeof *(p))
 

@@ -123,6 +123,12 @@ static void check_call(call *k, const char *what) {
            (long long)stream_of(&pf), (long long)stream_of(&pr));
   th_check(!strcmp(kf_plan_kernel_name(&p0), kf_plan_kernel_name(&pf)), "the hint keeps the kernel (%s)",
            kf_plan_kernel_name(&pf));
+  { /* the input gradient prefetches its dx rows for writing with the hint only; batch norm has no such choice */
+    const int dw = k->op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
+    th_check(choice_of(&p0, " wahead=") == (dw ? 0 : -1) && choice_of(&pf, " wahead=") == (dw ? 1 : -1),
+             "wahead: %s (%lld without the hint, %lld with it)", dw ? "0, then 1" : "none", (long long)choice_of(&p0, " wahead="),
+             (long long)choice_of(&pf, " wahead="));
+  }
   dx = bytes_of(kf_plan_output_desc(&pf, 0));
   printf("%s: dx %zu bytes: past the streaming threshold %s without the hint, %s with it\n", what, dx,
          (int64_t)dx >= stream_of(&p0) ? "yes" : "no", (int64_t)dx >= stream_of(&pf) ? "yes" : "no");

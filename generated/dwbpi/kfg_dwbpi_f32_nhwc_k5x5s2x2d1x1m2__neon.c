@@ -21,6 +21,7 @@ typedef struct kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ctx {
   int nt;                                         /* non-temporal stores in blocks (border pixels store plainly) */
   int64_t ahead;                                  /* dx rows between a row and the one whose dy it prefetches (0: none) */
   int64_t ahead_lines;                            /* lines an interior block prefetches (the rest after the row) */
+  int wahead;                                     /* the read-ahead also prefetches dx row g for writing */
 } kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ctx;
 
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args) {
@@ -40,12 +41,15 @@ size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args) {
    block so that they arrive while the row computes and take little of the
    L1d at once. */
 typedef struct kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ahead {
-  uintptr_t p, end;
+  uintptr_t p, end;              /* dy lines, to read */
+  uintptr_t w, wend;             /* dx lines, to write (x->wahead) */
 } kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ahead;
 
-/* Prefetches n lines of r (n < 0: all that are left). */
+/* Prefetches n lines of r's dy and n of its dx (n < 0: all that are left). */
 static inline void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_read_some(kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ahead *r, int64_t n) {
+  int64_t m = n;
   for (; n && r->p < r->end; n--, r->p += 64) KFI_PREFETCH_L2(r->p);
+  for (; m && r->w < r->wend; m--, r->w += 64) KFI_PREFETCH_W(r->w);
 }
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2, 4 }, cols { 0, 2, 4 }):
@@ -2584,13 +2588,18 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
 /* The read-ahead for the dx row g of the whole batch (image g / H): the dy
    rows it is the first to read (dy row oy is first read by dx row
    oy*sh - pad_top; an image's first dx row reads all up to pad_top / sh),
-   every channel (later channel chunks find them in the L2). None past the
-   batch. */
+   every channel (later channel chunks find them in the L2); with
+   x->wahead, dx row g itself. None past the batch. */
 static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ahead_of(const kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ctx *x, int64_t g, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_ahead *r) {
   const kfi_dwbpi_args *a = x->a;
   const int64_t H = a->h, OH = a->oh, row = a->ow * a->c * 2 * (int64_t)sizeof(float);
-  r->p = r->end = 0;
+  r->p = r->end = r->w = r->wend = 0;
   if (g >= a->n * H || row == 0) return;
+  if (x->wahead) {
+    const int64_t xrow = a->w * a->c * (int64_t)sizeof(float);
+    r->w = (uintptr_t)((char *)a->dx + g * xrow) & ~(uintptr_t)63;
+    r->wend = (uintptr_t)((char *)a->dx + (g + 1) * xrow);
+  }
   const int64_t b = g / H, iy = g % H, t = iy + a->pad_top;
   int64_t o1 = t / 2;
   const int64_t o0 = iy == 0 ? 0 : o1;
@@ -2682,11 +2691,13 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *pa
      lines no lead: the hardware prefetchers keep those rows). An interior
      block of the first chunk prefetches its part. */
   x.ahead = x.ahead_lines = 0;
+  x.wahead = 0;
   {
     const int64_t share = a->ow * a->c * 2 * (int64_t)sizeof(float) / 2;
     const int64_t blocks = (W + 15) / 16 * 2;
     x.ahead = share > 0 && a->ahead >= 2 * share ? a->ahead / share : 0;
     x.ahead_lines = (share * 2 / 64 + blocks) / blocks;
+    x.wahead = a->wahead && x.ahead && !x.nt; /* streamed lines are not read first */
   }
   x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
