@@ -339,7 +339,14 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
   }
   pthread_mutex_unlock(&wz_lock);
   if (!measure) return KF_OK;
-  kfi_plan_rule_caches(p, opt); /* the measurement starts from the rule's plan */
+  if (mode == KF_PLAN_MEASURE_COLD) { /* the measurement starts from the rule's plan: cold, the one for a step's fresh outputs */
+    kf_plan_options o;
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    o.fresh_outputs = 1;
+    kfi_plan_rule_caches(p, &o);
+  } else
+    kfi_plan_rule_caches(p, opt);
   kfi_measure(p, in, opt, mode == KF_PLAN_MEASURE_COLD, err);
   p->source = KF_PLAN_BY_MEASURE;
   kfi_choices_str(p, e.plan, sizeof e.plan);
