@@ -5,7 +5,9 @@
 ** kf_stream.c) and the L2 with it, whatever wisdom or the plan mode say;
 ** and the same call with and without the hint, and with every output
 ** streamed or none (KFORGE_STREAM), gives bitwise the same outputs, so
-** whatever the measurement decides changes no result. The filter
+** whatever the measurement decides changes no result; a plan measured
+** cold keeps the fresh threshold; the input gradient's fresh plans
+** prefetch dx (wahead=1), its warm ones not. The filter
 ** gradient, whose output is small, reads the hint as "the inputs come from
 ** DRAM too": its unit-stride plans prefetch (llc=1; NHWC span by its
 ** rule), its strided ones keep the rule's LLC; the two plans' results agree within f32
@@ -123,6 +125,17 @@ static void check_call(call *k, const char *what) {
            (long long)stream_of(&pf), (long long)stream_of(&pr));
   th_check(!strcmp(kf_plan_kernel_name(&p0), kf_plan_kernel_name(&pf)), "the hint keeps the kernel (%s)",
            kf_plan_kernel_name(&pf));
+  { /* measured cold (no hint): the search starts from the fresh plan and never varies the streaming
+       threshold (its cost falls on the next op, which a call timed alone does not see) */
+    kf_plan_options cold = none;
+    kf_plan pc;
+    cold.measure = KF_PLAN_MEASURE_COLD;
+    kf_wisdom_forget();
+    if (th_check(kf_plan_op(&pc, k->op, &k->attrs, k->in, k->nin, &cold, &err) == KF_OK, "cold measured plan (%s)",
+                 err.message))
+      th_check(stream_of(&pc) == L2, "measured cold: stream from the L2, the fresh rule's (%lld)", (long long)stream_of(&pc));
+    kf_wisdom_forget();
+  }
   { /* the input gradient prefetches its dx rows for writing with the hint only; batch norm has no such choice */
     const int dw = k->op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
     th_check(choice_of(&p0, " wahead=") == (dw ? 0 : -1) && choice_of(&pf, " wahead=") == (dw ? 1 : -1),
