@@ -12,6 +12,19 @@
 
 enum { DY, X, SCALE, MEAN, VAR, RS3 };
 
+/* Float training channels last, where dy, x and dx exceed half the LLC
+   and the channels are wider than one AVX-512 register tile (64): the AVX2
+   kernel's pass 1, sweeping every row, beat the AVX-512 kernel's two tiles
+   (128 channels: 1.08-1.22x) and its sweep (192: 1.18x, 256-512:
+   1.01-1.06x) on Zen 5; within one tile (64) the AVX-512 kernel stays
+   faster (docs/performance.md, "the rule at the 10% line"). */
+static int yields_to_avx2(const kfi_plan *p, const kfi_bngrad_args *g, kf_dtype T, const kf_plan_options *opt) {
+  const int64_t set = 3 * g->n * g->s * g->c * (int64_t)sizeof(float);
+  if (opt && (opt->kernel || opt->generic_only)) return 0;
+  return p->kernel && p->kernel->isa == KF_ISA_AVX512 && !p->kernel->generic && T == KF_FLOAT && g->training &&
+         g->layout == KFI_CHANNELS_LAST && g->c > 64 && 2 * set > g->cache.llc;
+}
+
 kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,
                           const kf_plan_options *opt, kf_error *err) {
   const kf_op op = od->op;
@@ -101,7 +114,16 @@ kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, 
   key[KFG_BNGRAD_KEY_T] = (int32_t)T;
   key[KFG_BNGRAD_KEY_LAYOUT] = g->layout;
   key[KFG_BNGRAD_KEY_MODE] = g->training;
-  return kfi_select(p, KFG_FAMILY_BNGRAD, key, opt, err);
+  st = kfi_select(p, KFG_FAMILY_BNGRAD, key, opt, err);
+  if (st == KF_OK && yields_to_avx2(p, g, T, opt)) {
+    kf_plan_options o;
+    kfi_plan q = *p;
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    o.isas = (o.isas ? o.isas : ~0u) & ~(unsigned)KF_ISA_AVX512;
+    if (kfi_select(&q, KFG_FAMILY_BNGRAD, key, &o, NULL) == KF_OK && q.kernel->isa == KF_ISA_AVX2) *p = q;
+  }
+  return st;
 }
 
 kf_status kfi_exec_bngrad(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,

@@ -297,6 +297,49 @@ static int64_t bn_stream(kf_error *err) {
   return w ? strtoll(w + 8, NULL, 10) : -1;
 }
 
+/* The kernel the rule plans for a float training NHWC batch norm of n x 8 x 8 x c. */
+static const char *bn_kernel(int64_t n, int64_t c, kf_plan *plan) {
+  int64_t d4[4] = { n, 8, 8, c }, d1[1] = { c };
+  kf_tensor_desc in[6];
+  kf_attrs at;
+  kf_error err;
+  int i;
+  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+  at.T = KF_FLOAT;
+  at.is_training = 1;
+  in[0] = in[1] = th_desc(KF_FLOAT, 4, d4);
+  for (i = 2; i < 6; i++) in[i] = th_desc(KF_FLOAT, 1, d1);
+  return kf_plan_op(plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, &err) == KF_OK ? kf_plan_kernel_name(plan)
+                                                                                             : "(no plan)";
+}
+
+/* Batch norm's rule across ISAs: where dy, x and dx exceed half the LLC
+   and the channels are wider than one AVX-512 tile (64), the AVX2 kernel
+   runs instead of the AVX-512 one; within a tile, or with the data in the
+   LLC, the best ISA's. The LLC is simulated; on a CPU without AVX-512 every
+   plan is its best ISA's. */
+static void bn_isa_rule(void) {
+  const int avx512 = (kf_cpu_isas() & KF_ISA_AVX512) != 0;
+  kf_plan p64, p128, pnear;
+  const char *k64, *k128, *knear;
+  char top[128];
+  if (!th_case("batch norm: the AVX2 kernel where the data are far and wider than one AVX-512 tile")) return;
+  setenv("KFORGE_LLC", "1M", 1); /* 8 x 8 x 8 x c floats, three tensors: 0.8 MB at 128 channels */
+  k64 = bn_kernel(8, 64, &p64);
+  snprintf(top, sizeof top, "%s", k64);
+  k128 = bn_kernel(8, 128, &p128);
+  setenv("KFORGE_LLC", "1G", 1);
+  knear = bn_kernel(8, 128, &pnear);
+  unsetenv("KFORGE_LLC");
+  th_check(!strcmp(knear, top), "128 channels in the LLC: the best ISA's kernel, as at 64 (%s, %s)", knear, top);
+  if (avx512) {
+    th_check(strstr(top, "__avx512") != NULL, "64 channels, far: the AVX-512 kernel (%s)", top);
+    th_check(strstr(k128, "__avx2") != NULL, "128 channels, far: the AVX2 kernel (%s)", k128);
+  } else
+    th_check(!strcmp(k128, top), "no AVX-512 here: 128 channels far take the best ISA's kernel too (%s)", k128);
+  th_case_end();
+}
+
 static void *plan_in_thread(void *arg) {
   kf_error err;
   *(int64_t *)arg = bn_stream(&err);
@@ -387,6 +430,7 @@ int main(void) {
   size_t ci, si;
   int k, nbn = 0, ndw = 0;
   stream_threshold();
+  bn_isa_rule();
   for (ci = 0; ci < sizeof cpus / sizeof cpus[0]; ci++) {
     setenv("KFORGE_L1D", cpus[ci].l1d, 1);
     setenv("KFORGE_L2", cpus[ci].l2, 1);
