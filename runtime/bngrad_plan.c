@@ -19,10 +19,9 @@ enum { DY, X, SCALE, MEAN, VAR, RS3 };
    1.01-1.06x) on Zen 5; within one tile (64) the AVX-512 kernel stays
    faster (docs/performance.md, "the rule at the 10% line"). */
 static int yields_to_avx2(const kfi_plan *p, const kfi_bngrad_args *g, kf_dtype T, const kf_plan_options *opt) {
-  const int64_t set = 3 * g->n * g->s * g->c * (int64_t)sizeof(float);
   if (opt && (opt->kernel || opt->generic_only)) return 0;
   return p->kernel && p->kernel->isa == KF_ISA_AVX512 && !p->kernel->generic && T == KF_FLOAT && g->training &&
-         g->layout == KFI_CHANNELS_LAST && g->c > 64 && 2 * set > g->cache.llc;
+         g->layout == KFI_CHANNELS_LAST && g->c > 64 && kfi_bngrad_far(g, (int64_t)sizeof(float));
 }
 
 kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,

@@ -24,4 +24,12 @@ typedef struct kfi_bngrad_args {
   int64_t columns;               /* 1: few rows, and channels first, may run by channel blocks (the rules), 0: never */
 } kfi_bngrad_args;
 
+/* Whether dy, x and dx (esize bytes an element) together exceed half the
+   last-level cache, so that pass 2 finds them in no cache: the kernels'
+   pass 1 then sweeps wide rows, and the plan takes the AVX2 kernel over
+   the AVX-512 one past one AVX-512 tile (runtime/bngrad_plan.c). */
+static inline int kfi_bngrad_far(const kfi_bngrad_args *a, int64_t esize) {
+  return 2 * 3 * a->n * a->s * a->c * esize > a->cache.llc;
+}
+
 #endif

@@ -279,38 +279,33 @@ static void dw_run(int k, const cpu_desc *cpu, const dw_case *dc) {
 /* ---- the warm streaming threshold --------------------------------------- */
 
 /* A batch-norm plan's "stream=N" (the rule's threshold), -1 if it failed. */
-static int64_t bn_stream(kf_error *err) {
-  int64_t d4[4] = { 2, 4, 4, 16 }, d1[1] = { 16 };
+/* The rule's plan of a float training NHWC batch norm of n x hw x hw x c. */
+static kf_status bn_plan(int64_t n, int64_t hw, int64_t c, kf_plan *plan, kf_error *err) {
+  int64_t d4[4] = { n, hw, hw, c }, d1[1] = { c };
   kf_tensor_desc in[6];
   kf_attrs at;
-  kf_plan plan;
-  char buf[300];
-  const char *w;
   int i;
   kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
   at.T = KF_FLOAT;
   at.is_training = 1;
   in[0] = in[1] = th_desc(KF_FLOAT, 4, d4);
   for (i = 2; i < 6; i++) in[i] = th_desc(KF_FLOAT, 1, d1);
-  if (kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, err) != KF_OK) return -1;
+  return kf_plan_op(plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, err);
+}
+
+static int64_t bn_stream(kf_error *err) {
+  kf_plan plan;
+  char buf[300];
+  const char *w;
+  if (bn_plan(2, 4, 16, &plan, err) != KF_OK) return -1;
   w = strstr(kf_plan_choices(&plan, buf, sizeof buf), " stream=");
   return w ? strtoll(w + 8, NULL, 10) : -1;
 }
 
 /* The kernel the rule plans for a float training NHWC batch norm of n x 8 x 8 x c. */
 static const char *bn_kernel(int64_t n, int64_t c, kf_plan *plan) {
-  int64_t d4[4] = { n, 8, 8, c }, d1[1] = { c };
-  kf_tensor_desc in[6];
-  kf_attrs at;
   kf_error err;
-  int i;
-  kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
-  at.T = KF_FLOAT;
-  at.is_training = 1;
-  in[0] = in[1] = th_desc(KF_FLOAT, 4, d4);
-  for (i = 2; i < 6; i++) in[i] = th_desc(KF_FLOAT, 1, d1);
-  return kf_plan_op(plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, NULL, &err) == KF_OK ? kf_plan_kernel_name(plan)
-                                                                                             : "(no plan)";
+  return bn_plan(n, 8, c, plan, &err) == KF_OK ? kf_plan_kernel_name(plan) : "(no plan)";
 }
 
 /* Batch norm's rule across ISAs: where dy, x and dx exceed half the LLC

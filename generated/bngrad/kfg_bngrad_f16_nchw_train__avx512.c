@@ -78,10 +78,9 @@ static int64_t kfg_bngrad_f16_nchw_train__avx512_sub_block_rows(const kfi_bngrad
    load and store the sums twice as often: there the tiles stay faster
    (docs/performance.md). */
 static int kfg_bngrad_f16_nchw_train__avx512_sweeps(const kfi_bngrad_args *a) {
-  const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
   const int wide = KV_W * sizeof(float) >= 64 && kfg_bngrad_f16_nchw_train__avx512_sub_block_rows(a, a->c) < 8 &&
                    (3 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
-  return a->c > 2 * 4 * KV_W && (2 * set > a->cache.llc || wide);
+  return a->c > 2 * 4 * KV_W && (kfi_bngrad_far(a, (int64_t)sizeof(uint16_t)) || wide);
 }
 
 /* Channels per block of the few-rows plan (training over rows), or 0 for

@@ -78,10 +78,9 @@ static int64_t kfg_bngrad_f32_nchw_infer__avx2_sub_block_rows(const kfi_bngrad_a
    load and store the sums twice as often: there the tiles stay faster
    (docs/performance.md). */
 static int kfg_bngrad_f32_nchw_infer__avx2_sweeps(const kfi_bngrad_args *a) {
-  const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(float); /* dy, x, dx */
   const int wide = KV_W * sizeof(float) >= 64 && kfg_bngrad_f32_nchw_infer__avx2_sub_block_rows(a, a->c) < 8 &&
                    (2 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
-  return a->c > 2 * 4 * KV_W && (2 * set > a->cache.llc || wide);
+  return a->c > 2 * 4 * KV_W && (kfi_bngrad_far(a, (int64_t)sizeof(float)) || wide);
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
