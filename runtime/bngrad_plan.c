@@ -13,15 +13,15 @@
 enum { DY, X, SCALE, MEAN, VAR, RS3 };
 
 /* Float training channels last, where dy, x and dx exceed half the LLC
-   and the channels are wider than one AVX-512 register tile (64): the AVX2
-   kernel's pass 1, sweeping every row, beat the AVX-512 kernel's two tiles
-   (128 channels: 1.08-1.22x) and its sweep (192: 1.18x, 256-512:
-   1.01-1.06x) on Zen 5; within one tile (64) the AVX-512 kernel stays
-   faster (docs/performance.md, "the rule at the 10% line"). */
+   and the channels take two AVX-512 register tiles (64 < C <= 128): the
+   AVX2 kernel's pass 1, sweeping every row, beat the AVX-512 kernel's two
+   tiles on Zen 5 (128 channels: 1.08-1.22x); within one tile the AVX-512
+   kernel stays faster, and where it sweeps too (C > 128) the two measured
+   either way (docs/performance.md, "the rule at the 10% line"). */
 static int yields_to_avx2(const kfi_plan *p, const kfi_bngrad_args *g, kf_dtype T, const kf_plan_options *opt) {
   if (opt && (opt->kernel || opt->generic_only)) return 0;
   return p->kernel && p->kernel->isa == KF_ISA_AVX512 && !p->kernel->generic && T == KF_FLOAT && g->training &&
-         g->layout == KFI_CHANNELS_LAST && g->c > 64 && kfi_bngrad_far(g, (int64_t)sizeof(float));
+         g->layout == KFI_CHANNELS_LAST && g->c > 64 && g->c <= 128 && kfi_bngrad_far(g, (int64_t)sizeof(float));
 }
 
 kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, const kf_tensor_desc *in,
