@@ -134,6 +134,7 @@ kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
     kfi_caches caches;
     kfi_cpu_caches(&caches);
     g->l1d = caches.l1d; /* the NHWC kernels' wide walker: its reused rows must fit */
+    g->l2 = caches.l2;   /* the sweep's prefetching */
   }
   g->flat = kfi_dwbpf_flat_rule(g);
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(T));

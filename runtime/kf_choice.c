@@ -30,8 +30,9 @@
    rows walked once with every channel), its l2: the task grain. The filter
    gradient sizes its pieces at build time (knobs) but for span, the NHWC
    pieces cut to runs of all channels whose data fit span bytes of L1 (0:
-   never; a span also turns the prefetching walkers on); its l1d (the NHWC
-   wide walker's gate) is not a choice yet. Algorithms are choices as well:
+   never; a span also turns the prefetching walkers on); its l2, the sweep's
+   prefetching of the next row (tiny: always, huge: never); its l1d (the
+   NHWC wide walker's gate) is not a choice yet. Algorithms are choices as well:
    batch norm's columns, the channel-block plans (few rows of many channels;
    channels first, both passes per block of planes) where their rules take
    them (1) or the rows and planes plans always (0); the filter gradient's
@@ -58,6 +59,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "sweep", offsetof(kfi_dwbpf_args, sweep), 1, { 1 } },
+  { KFG_FAMILY_DWBPF, "l2", offsetof(kfi_dwbpf_args, l2), 2, { KFI_TINY, KFI_HUGE } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 

@@ -58,6 +58,7 @@ typedef struct kfi_dwbpf_args {
   void *scratch;                 /* the kernel's scratch query, in bytes */
   int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
   int64_t l1d;                   /* bytes of the L1 data cache (kfi_cpu_caches: the default if unknown) */
+  int64_t l2;                    /* bytes of the L2 (kfi_cpu_caches): the sweep prefetches beyond it */
   int64_t flat;                  /* NCHW AVX-512 kernels of row stride 1: walk whole-row pieces as one
                                     line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
   int64_t span;                  /* NHWC: bytes of x rows and dy a piece may span (0: no bound;
@@ -73,6 +74,14 @@ typedef struct kfi_dwbpf_args {
 static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
   return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > llc / 2;
+}
+
+/* Whether x and dy together exceed the L2, so that a sweep's rows come
+   from the LLC or DRAM: its walk reads them C elements apart, which the
+   hardware prefetchers do not follow, so it prefetches the next row's new
+   lines itself (docs/performance_dwbpf.md, "The sweep's next row"). */
+static inline int kfi_dwbpf_beyond_l2(const kfi_dwbpf_args *a, int64_t esize) {
+  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > a->l2;
 }
 
 typedef struct kfi_dwbpf_tiling {

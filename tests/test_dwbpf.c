@@ -475,21 +475,24 @@ static void test_every_kernel(void) {
   th_check(nspec > 0, "dwbpf: %d specialized kernels in the registry", nspec);
 }
 
-/* KFORGE_L1D=v while v is not NULL (the runtime reads it at plan time),
-   else the caller's value back. */
-static void l1d_as(const char *v) {
-  static char keep[64];
-  static int saved, set;
-  if (!saved) {
-    const char *e = getenv("KFORGE_L1D");
-    snprintf(keep, sizeof keep, "%s", e ? e : "");
-    set = e != NULL;
-    saved = 1;
+/* The cache-size variable var (KFORGE_L1D or KFORGE_L2, read at plan time)
+   set to v while v is not NULL, else the caller's value back. */
+static void cache_as(const char *var, const char *v) {
+  static const char *const vars[] = { "KFORGE_L1D", "KFORGE_L2" };
+  static char keep[2][64];
+  static int saved[2], set[2];
+  const int i = strcmp(var, vars[0]) == 0 ? 0 : 1;
+  if (!saved[i]) {
+    const char *e = getenv(vars[i]);
+    snprintf(keep[i], sizeof keep[i], "%s", e ? e : "");
+    set[i] = e != NULL;
+    saved[i] = 1;
   }
-  if (v) setenv("KFORGE_L1D", v, 1);
-  else if (set) setenv("KFORGE_L1D", keep, 1);
-  else unsetenv("KFORGE_L1D");
+  if (v) setenv(vars[i], v, 1);
+  else if (set[i]) setenv(vars[i], keep[i], 1);
+  else unsetenv(vars[i]);
 }
+static void l1d_as(const char *v) { cache_as("KFORGE_L1D", v); }
 
 /* ---- thread-count determinism ---- */
 static void determinism_one(const bcase *d, const char *kernel) {
@@ -534,9 +537,10 @@ static void test_determinism(void) {
     determinism_one(&d, kf_kernel_name(i));
     llc_small(0);
     if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G), the sweep
-                      (rows of 29 cols) never, in chunks of 8 channels (8K) and
-                      in one chunk (1G): the same sums */
-      void *a = NULL, *b = NULL, *c = NULL;
+                      (rows of 29 cols) never, in chunks of 8 channels (8K, with
+                      and without prefetching: L2 1K, 1G) and in one chunk
+                      (1G): the same sums */
+      void *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL;
       kf_plan_options o;
       char what[320];
       size_t bytes;
@@ -549,14 +553,23 @@ static void test_determinism(void) {
       run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
       l1d_as("8K");
       run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
+      cache_as("KFORGE_L2", "1K"); /* the sweep prefetching each next row */
+      run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1K", &e);
+      cache_as("KFORGE_L2", "1G"); /* and never */
+      run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1G", &f);
+      cache_as("KFORGE_L2", NULL);
       l1d_as("1G");
       run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
       l1d_as(NULL);
       if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
       if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
+      if (a && e) th_check(memcmp(a, e, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1K: %s [%s]", what, o.kernel);
+      if (a && f) th_check(memcmp(a, f, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1G: %s [%s]", what, o.kernel);
       free(a);
       free(b);
       free(c);
+      free(e);
+      free(f);
     }
   }
 }

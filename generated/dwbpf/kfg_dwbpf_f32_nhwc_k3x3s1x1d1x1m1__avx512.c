@@ -30,6 +30,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_sweep(const k
      se, ramp out to ixe */
   const kfi_dwbpf_slide sl = kfi_dwbpf_slide_cols(c0, c1, PL, W, 3);
   const int64_t ixa = sl.ixa, sa = sl.sa, se = sl.se, ixe = sl.ixe;
+  /* beyond the L2, each row prefetches the next row's new lines */
+  const int pf = kfi_dwbpf_beyond_l2(a, sizeof(float));
   _Alignas(64) float buf[9 * KFI_DWBPF_SWEEP_MAX]; /* tap t's sums of the chunk from t * chunk */
   int64_t cb;
   for (cb = ch0; cb < ch1; cb += chunk) {
@@ -58,6 +60,11 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_sweep(const k
       }
       for (ch = 0; ch < n; ch += 16) {
         const float *g = gr + ch;
+        if (pf && !(ch & 15) && r + 1 < r1) { /* the next row's new lines (16 floats) at this vector: dy, x's next row */
+          int64_t q;
+          for (q = c0; q < c1; q++) KFI_PREFETCH(g, (a->ow + q) * C);
+          for (q = ixa; q < ixe; q++) KFI_PREFETCH(xr2, (W + q) * C + ch);
+        }
         const float *x0 = xr0 + ch;
         const float *x1 = xr1 + ch;
         const float *x2 = xr2 + ch;
