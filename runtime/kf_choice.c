@@ -89,6 +89,7 @@ void kfi_choices_rule_cold(kfi_plan *p) {
   }
   if (p->family != KFG_FAMILY_DWBPF || g->sh != 1 || g->sw != 1) return;
   g->llc = KFI_TINY;
+  g->l2 = KFI_TINY; /* the sweep of short rows prefetches its next row */
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));
   if (p->kernel) p->scratch_bytes = p->kernel->scratch(p->args.bytes);
 }

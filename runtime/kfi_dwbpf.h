@@ -163,6 +163,13 @@ static inline kfi_dwbpf_slide kfi_dwbpf_slide_cols(int64_t c0, int64_t c1, int64
    channels a chunk (the buffer is on the stack). */
 #define KFI_DWBPF_SWEEP_COLS 32
 #define KFI_DWBPF_SWEEP_MAX 256
+/* Far data (x and dy from DRAM, or fresh outputs' cold rule): on rows of at
+   most this many output cols the kernels that sweep by rule sweep, with
+   their next-row prefetch, instead of the prefetching walkers (Zen 3,
+   MobileNetV2's 12-, 6- and 3-wide rows in model order 0.52-0.79x the
+   time; 14- and 28-wide rows ran faster on the walkers:
+   docs/performance_dwbpf.md, "The sweep's next row"). */
+#define KFI_DWBPF_SWEEP_FAR_COLS 12
 
 /* The channels a sweep of rows of `cols` output cols takes at once, of a
    range of `channels` (whole vectors of `lanes`): equal chunks, each a

@@ -775,7 +775,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching the next channel vector */
+  if (kfi_dwbpf_far(a, sizeof(float)) && c1 - c0 > KFI_DWBPF_SWEEP_FAR_COLS) { /* the same walks, prefetching the next channel vector */
     for (; ch + 8 <= ch1; ch += 8) {
       kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     }
