@@ -71,9 +71,12 @@ typedef struct kfi_dwbpf_args {
 /* Whether x and dy together exceed half the last-level cache, so that a
    call reads them from DRAM: NHWC kernels then prefetch their passes,
    NCHW kernels the next channel's planes. */
+static inline int64_t kfi_dwbpf_bytes(const kfi_dwbpf_args *a, int64_t esize) { /* x and dy */
+  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize;
+}
 static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
-  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > llc / 2;
+  return kfi_dwbpf_bytes(a, esize) > llc / 2;
 }
 
 /* Whether x and dy together exceed the L2, so that a sweep's rows come
@@ -81,7 +84,7 @@ static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
    hardware prefetchers do not follow, so it prefetches the next row's new
    lines itself (docs/performance_dwbpf.md, "The sweep's next row"). */
 static inline int kfi_dwbpf_beyond_l2(const kfi_dwbpf_args *a, int64_t esize) {
-  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > a->l2;
+  return kfi_dwbpf_bytes(a, esize) > a->l2;
 }
 
 typedef struct kfi_dwbpf_tiling {
@@ -166,7 +169,7 @@ static inline kfi_dwbpf_slide kfi_dwbpf_slide_cols(int64_t c0, int64_t c1, int64
 /* Far data (x and dy from DRAM, or fresh outputs' cold rule): on rows of at
    most this many output cols the kernels that sweep by rule sweep, with
    their next-row prefetch, instead of the prefetching walkers (Zen 3,
-   MobileNetV2's 12-, 6- and 3-wide rows in model order 0.52-0.79x the
+   MobileNetV2's 12-, 6- and 3-wide rows in model order 0.52-0.84x the
    time; 14- and 28-wide rows ran faster on the walkers:
    docs/performance_dwbpf.md, "The sweep's next row"). */
 #define KFI_DWBPF_SWEEP_FAR_COLS 12
