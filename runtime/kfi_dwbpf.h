@@ -68,12 +68,14 @@ typedef struct kfi_dwbpf_args {
                                     ones do by rule; 0 (the rule): never. Others ignore it */
 } kfi_dwbpf_args;
 
+/* Bytes of x and dy together. */
+static inline int64_t kfi_dwbpf_bytes(const kfi_dwbpf_args *a, int64_t esize) {
+  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize;
+}
+
 /* Whether x and dy together exceed half the last-level cache, so that a
    call reads them from DRAM: NHWC kernels then prefetch their passes,
    NCHW kernels the next channel's planes. */
-static inline int64_t kfi_dwbpf_bytes(const kfi_dwbpf_args *a, int64_t esize) { /* x and dy */
-  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize;
-}
 static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
   return kfi_dwbpf_bytes(a, esize) > llc / 2;

@@ -384,21 +384,26 @@ static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
   }
 }
 
-/* KFORGE_LLC=64K while on (the runtime reads it at plan time), else the
-   caller's value back. */
-static void llc_small(int on) {
-  static char keep[64];
-  static int saved, set;
-  if (!saved) {
-    const char *e = getenv("KFORGE_LLC");
-    snprintf(keep, sizeof keep, "%s", e ? e : "");
-    set = e != NULL;
-    saved = 1;
+/* The cache-size variable var (KFORGE_L1D, KFORGE_L2 or KFORGE_LLC, read
+   at plan time) set to v while v is not NULL, else the caller's value back. */
+static void cache_as(const char *var, const char *v) {
+  static const char *const vars[] = { "KFORGE_L1D", "KFORGE_L2", "KFORGE_LLC" };
+  static char keep[3][64];
+  static int saved[3], set[3];
+  int i = 0;
+  while (i < 2 && strcmp(var, vars[i]) != 0) i++;
+  if (!saved[i]) {
+    const char *e = getenv(vars[i]);
+    snprintf(keep[i], sizeof keep[i], "%s", e ? e : "");
+    set[i] = e != NULL;
+    saved[i] = 1;
   }
-  if (on) setenv("KFORGE_LLC", "64K", 1);
-  else if (set) setenv("KFORGE_LLC", keep, 1);
-  else unsetenv("KFORGE_LLC");
+  if (v) setenv(vars[i], v, 1);
+  else if (set[i]) setenv(vars[i], keep[i], 1);
+  else unsetenv(vars[i]);
 }
+/* KFORGE_LLC=64K while on, else the caller's value back. */
+static void llc_small(int on) { cache_as("KFORGE_LLC", on ? "64K" : NULL); }
 
 /* One edge case of kernel o->kernel: C channels, OW output cols (SAME, so
    W = OW * sw), a few rows; label "edge C=<clabel> OW=<ow> <kernel>". */
@@ -475,24 +480,6 @@ static void test_every_kernel(void) {
   th_check(nspec > 0, "dwbpf: %d specialized kernels in the registry", nspec);
 }
 
-/* The cache-size variable var (KFORGE_L1D or KFORGE_L2, read at plan time)
-   set to v while v is not NULL, else the caller's value back. */
-static void cache_as(const char *var, const char *v) {
-  static const char *const vars[] = { "KFORGE_L1D", "KFORGE_L2" };
-  static char keep[2][64];
-  static int saved[2], set[2];
-  const int i = strcmp(var, vars[0]) == 0 ? 0 : 1;
-  if (!saved[i]) {
-    const char *e = getenv(vars[i]);
-    snprintf(keep[i], sizeof keep[i], "%s", e ? e : "");
-    set[i] = e != NULL;
-    saved[i] = 1;
-  }
-  if (v) setenv(vars[i], v, 1);
-  else if (set[i]) setenv(vars[i], keep[i], 1);
-  else unsetenv(vars[i]);
-}
-static void l1d_as(const char *v) { cache_as("KFORGE_L1D", v); }
 
 /* ---- thread-count determinism ---- */
 static void determinism_one(const bcase *d, const char *kernel) {
@@ -554,18 +541,18 @@ static void test_determinism(void) {
       d.c = 100; /* several wide groups of channel vectors, and a tail */
       bytes = (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T);
       describe(&d, what, sizeof what);
-      l1d_as("1K");
+      cache_as("KFORGE_L1D", "1K");
       run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
-      l1d_as("8K");
+      cache_as("KFORGE_L1D", "8K");
       run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
       cache_as("KFORGE_L2", "1K"); /* the sweep prefetching each next row */
       run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1K", &e);
       cache_as("KFORGE_L2", "1G"); /* and never */
       run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1G", &f);
       cache_as("KFORGE_L2", NULL);
-      l1d_as("1G");
+      cache_as("KFORGE_L1D", "1G");
       run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
-      l1d_as(NULL);
+      cache_as("KFORGE_L1D", NULL);
       if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
       if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
       if (a && e) th_check(memcmp(a, e, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1K: %s [%s]", what, o.kernel);
@@ -891,7 +878,7 @@ static void test_span_rule(void) {
   };
   int i;
   llc_small(0); /* the caller's KFORGE_LLC kept for the end */
-  l1d_as("48K");
+  cache_as("KFORGE_L1D", "48K");
   for (i = 0; i < 4; i++) {
     bcase d;
     ref_dwbpf_conf rc;
@@ -916,7 +903,7 @@ static void test_span_rule(void) {
     run_case(&d, NULL, NULL, "span rule", NULL); /* the rule's plan against the reference */
     llc_small(0);
   }
-  l1d_as(NULL);
+  cache_as("KFORGE_L1D", NULL);
 }
 
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
