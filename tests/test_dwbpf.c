@@ -690,6 +690,14 @@ static void test_row_end_infinity(void) {
         }
 }
 
+/* Removes a temporary wisdom file and the lock kf_wisdom_export left beside it. */
+static void drop_wisdom(const char *path) {
+  char lock[80];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(path);
+  unlink(lock);
+}
+
 /* ---- the measured-plan choice "flat", both ways, through wisdom ----
    NCHW rows of 20 and 7 (not whole vectors: the rule walks them flat on
    AVX-512), planned by measuring, the entry exported, its flat word set
@@ -724,7 +732,7 @@ static void test_flat_choice(void) {
     kf_wisdom_forget();
     if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
                   "flat choice w=%lld: measured and exported: %s", (long long)d.w, err.message)) {
-      unlink(path);
+      drop_wisdom(path);
       continue;
     }
     f = fopen(path, "rb");
@@ -752,7 +760,7 @@ static void test_flat_choice(void) {
       run_case(&d, NULL, NULL, label, NULL);
     }
     kf_wisdom_forget();
-    unlink(path);
+    drop_wisdom(path);
   }
 }
 
@@ -820,7 +828,7 @@ static void test_span_choice(void) {
     kf_wisdom_forget();
     if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
                   "span choice s%d: measured and exported: %s", s, err.message)) {
-      unlink(path);
+      drop_wisdom(path);
       continue;
     }
     f = fopen(path, "rb");
@@ -862,7 +870,7 @@ static void test_span_choice(void) {
         free(b);
       }
     kf_wisdom_forget();
-    unlink(path);
+    drop_wisdom(path);
   }
 }
 
