@@ -171,37 +171,28 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
   }
 }
 
-/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
+/* A whole row (W >= 8, pad_left >= 0) in blocks of 8 outputs, left to
+   right: plain blocks where every tap exists (filter rows: every v<fy>;
+   columns: [xl, xr)), the blocks at columns 0 and W - 8 with their
+   precomputed masks, masked blocks elsewhere (g<fy> of a missing filter row
+   must still point at a readable row). The last block starts at W - 8 and
+   may overlap the one before it: it recomputes those outputs with the same
+   taps in the same order (a masked lane adds +0 where a plain one adds
+   nothing), so it rewrites the same values. One call site per block kind:
+   each is inlined once. */
 static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_row0_8(uint16_t *d, const float *g0_0, const float *g0_1, int v0, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 8) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_8(d, g0_0, g0_1, v0, f, PL, PL, mL);
-    x = 8;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
-    x = xb + 8;
-  }
-  if (v0) {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_full_block0_8(d, g0_0, g0_1, f, x + PL, PL);
-  } else {
-    for (; x + 8 <= xr; x += 8) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 8) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_8(d, g0_0, g0_1, v0, f, W - 8 + PL, PL, mR);
-    x = W;
-  }
+  const int all = v0;
+  int64_t x = 0;
   while (x < W) {
-    xb = x < W - 8 ? x : W - 8;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    const int64_t xb = x < W - 8 ? x : W - 8;
+    if (all && xb >= xl && xb + 8 <= xr)
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_full_block0_8(d, g0_0, g0_1, f, xb + PL, PL);
+    else if (xb == 0 || xb == W - 8)
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_8(d, g0_0, g0_1, v0, f, xb + PL, PL, xb == 0 ? mL : mR);
+    else
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_8(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
     x = xb + 8;
   }
 }
@@ -266,37 +257,28 @@ static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f16_nchw_k1
   }
 }
 
-/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs: masked
-   blocks over the border columns [0, xl) and [xr, W), plain blocks in
-   between (masked by the row flags only when a filter row is missing;
-   g<fy> must then still point at a readable row). The last masked block of a
-   side may overlap the block before it: it recomputes those outputs with
-   the same taps in the same order, so it rewrites the same values. */
+/* A whole row (W >= 4, pad_left >= 0) in blocks of 4 outputs, left to
+   right: plain blocks where every tap exists (filter rows: every v<fy>;
+   columns: [xl, xr)), the blocks at columns 0 and W - 4 with their
+   precomputed masks, masked blocks elsewhere (g<fy> of a missing filter row
+   must still point at a readable row). The last block starts at W - 4 and
+   may overlap the one before it: it recomputes those outputs with the same
+   taps in the same order (a masked lane adds +0 where a plain one adds
+   nothing), so it rewrites the same values. One call site per block kind:
+   each is inlined once. */
 static kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_row0_4(uint16_t *d, const float *g0_0, const float *g0_1, int v0, const float *f,
                                       int64_t W, int64_t OW, int64_t PL, int64_t xl, int64_t xr, const int *mL,
                                       const int *mR) {
-  int64_t x = 0, xb;
-  if (xl > 0 && xl <= 4) { /* the usual left border: one block at column 0 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_4(d, g0_0, g0_1, v0, f, PL, PL, mL);
-    x = 4;
-  }
-  while (x < xl && x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
-    x = xb + 4;
-  }
-  if (v0) {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_full_block0_4(d, g0_0, g0_1, f, x + PL, PL);
-  } else {
-    for (; x + 4 <= xr; x += 4) kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, v0, f, x + PL, OW, PL);
-  }
-  if (x < W && x >= W - 4) { /* the usual right border: one block ending at column W - 1 */
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_4(d, g0_0, g0_1, v0, f, W - 4 + PL, PL, mR);
-    x = W;
-  }
+  const int all = v0;
+  int64_t x = 0;
   while (x < W) {
-    xb = x < W - 4 ? x : W - 4;
-    kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
+    const int64_t xb = x < W - 4 ? x : W - 4;
+    if (all && xb >= xl && xb + 4 <= xr)
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_full_block0_4(d, g0_0, g0_1, f, xb + PL, PL);
+    else if (xb == 0 || xb == W - 4)
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_edge_block0_4(d, g0_0, g0_1, v0, f, xb + PL, PL, xb == 0 ? mL : mR);
+    else
+      kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_masked_block0_4(d, g0_0, g0_1, v0, f, xb + PL, OW, PL);
     x = xb + 4;
   }
 }
