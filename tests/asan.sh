@@ -1,7 +1,7 @@
 #!/bin/sh
 # The ASan+UBSan build (ninja/asan.ninja, into build-asan/) of the kernels
 # this CPU can run: the default set narrowed to the ISAs the runtime detects
-# here (tools/cpu_isas.c), generated into build-asan/gen. The kernels of
+# here (tests/host_isas.sh), generated into build-asan/gen. The kernels of
 # other ISAs would never run under the sanitizers here, and on an AVX2 host
 # the AVX-512 ones are a third of the build's time. The tests then run from
 # build-asan/tests/ (tests/run.sh). Prints "1 passed, 0 failed" when it
@@ -9,10 +9,7 @@
 cd "$(dirname "$0")/.." || exit 1
 no() { echo "asan: $*"; echo "0 passed, 1 failed"; exit 1; }
 mkdir -p build-asan || no "cannot create build-asan/"
-clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Wall -Wextra -Werror -ffunction-sections -Wl,--gc-sections \
-  -Iruntime -Igenerated tools/cpu_isas.c runtime/kf_cpu.c runtime/kf_core.c -o build-asan/cpu_isas ||
-  no "tools/cpu_isas.c does not build"
-isas=$(env -u KFORGE_ISA build-asan/cpu_isas) || no "build-asan/cpu_isas failed"
+isas=$(sh tests/host_isas.sh build-asan) || no "tests/host_isas.sh (tools/cpu_isas.c) failed"
 echo "asan: kernels of the ISAs this CPU runs: $isas"
 lua5.4 generator/kforge-gen.lua --quiet --isas "$isas" --out build-asan/gen || no "kforge-gen --isas $isas failed"
 if ninja -f ninja/asan.ninja; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
