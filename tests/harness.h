@@ -9,6 +9,7 @@
 #ifndef harness_h
 #define harness_h
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -117,7 +118,16 @@ int64_t th_int(th_rng *r, int64_t lo, int64_t hi);  /* [lo, hi] */
 double th_round(kf_dtype t, double v);
 /* Stores/loads element i of a buffer of dtype t. */
 void th_store(kf_dtype t, void *buf, size_t i, double v);
-double th_load(kf_dtype t, const void *buf, size_t i);
+static inline double th_load(kf_dtype t, const void *buf, size_t i) {
+  switch (t) {
+    case KF_HALF: return kf_half_to_float(((const uint16_t *)buf)[i]);
+    case KF_BFLOAT16: return kf_bfloat16_to_float(((const uint16_t *)buf)[i]);
+    case KF_FLOAT: return ((const float *)buf)[i];
+    case KF_DOUBLE: return ((const double *)buf)[i];
+    case KF_INT32: return ((const int32_t *)buf)[i];
+    default: return (double)NAN;
+  }
+}
 
 /* max |got - want| / max(max |want|, floor); got in dtype t, want double. */
 double th_rel_err(kf_dtype t, const void *got, const double *want, size_t n, double floor);

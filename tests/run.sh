@@ -17,8 +17,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/kforge-tests.XXXXXX")
-LANE2=
-trap '[ -n "$LANE2" ] && kill "$LANE2" 2>/dev/null; rm -rf "$LOGDIR"' EXIT
+LANE2= LANE3=
+trap 'for l in $LANE2 $LANE3; do kill "$l" 2>/dev/null; done; rm -rf "$LOGDIR"' EXIT
 
 # ---- dependencies ----------------------------------------------------------
 need=()
@@ -115,26 +115,39 @@ c_tests() { # CFG: every C test of one build
   done
 }
 
-# Two lanes run side by side: most suites use one core (Python, TensorFlow's
-# small calls, qemu), so the gcc and ASan builds and their tests, which keep
-# both cores busy, fill the other (56.8 minutes one after the other on a
-# 2-core machine). They write to different places: lane 2 to build-gcc/,
-# build-asan/, and the tuners' build/knobs/, build/tune/ and
-# build/models/*/*-tune-*/; lane 1 to the rest (both only read build/'s
-# library and CLI, which tools/setup.sh built).
+# Three lanes run side by side: most suites use one core (Python,
+# TensorFlow's small calls, qemu), so the gcc and ASan builds and their
+# tests (lane 2) and the AArch64 cross build with its qemu runs and the
+# per-model builds (lane 3) fill the cores beside the rest (56.8 minutes
+# one after the other on a 2-core machine in 2026-11; docs/testing.md).
+# They write to different places: lane 2 to build-gcc/, build-asan/, and
+# the tuners' build/knobs/, build/knobs-picked/, build/tune/ and
+# build/models/*/*-tune-*/; lane 3 to build-aarch64/ and build/models/'s
+# other folders; lane 1 to the rest. Lanes 2 and 3 read build/'s library
+# and CLI, which lane 1 builds first: they wait for $LOGDIR/built.
+wait_built() { while [ ! -e "$LOGDIR/built" ]; do sleep 2; done; }
 lane2() {
   run_suite build-gcc build -f ninja/gcc.ninja
   c_tests build-gcc
   run_suite build-asan sh tests/asan.sh
   c_tests build-asan
   run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
+  wait_built
   run_suite tuning sh tests/tuning/test_tuning.sh
+}
+lane3() {
+  run_suite aarch64 sh tests/aarch64.sh
+  wait_built
+  run_suite models sh tests/models/test_models.sh
 }
 lane2 &
 LANE2=$!
+lane3 &
+LANE3=$!
 
 run_suite generator lua5.4 tests/gen/test_gen.lua
 run_suite build-clang build
+touch "$LOGDIR/built" # even if it failed: the lanes waiting on it then fail too
 # `ninja bench` needs libdnnl and a quiet machine, so it is not run here; its
 # graph is checked (a dry run) so that it stays buildable.
 run_suite bench-graph build -n bench
@@ -152,7 +165,6 @@ for cap in avx2 scalar; do
 done
 
 run_suite cli $PY tests/cli/test_cli.py build/kforge
-run_suite aarch64 sh tests/aarch64.sh
 run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 10
 # one PyTorch oracle per op family: tests/oracle/<family>_torch.py
@@ -178,9 +190,9 @@ run_suite tf-keras3 bash tests/tf/run_keras3.sh
 for cap in avx2 scalar; do
   run_suite "tf-keras3@$cap" env KFORGE_ISA=$cap bash tests/tf/run_keras3.sh --quick
 done
-run_suite models sh tests/models/test_models.sh
 
 wait "$LANE2" || true
+wait "$LANE3" || true
 read -r PASSED FAILED SKIPPED < <(awk '{p += $1; f += $2; s += $3} END {print p + 0, f + 0, s + 0}' "$LOGDIR/counts")
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
