@@ -117,14 +117,14 @@ c_tests() { # CFG: every C test of one build
 
 # Three lanes run side by side: most suites use one core (Python,
 # TensorFlow's small calls, qemu), so the gcc and ASan builds and their
-# tests (lane 2) and the AArch64 cross build with its qemu runs and the
-# per-model builds (lane 3) fill the cores beside the rest (56.8 minutes
-# one after the other on a 2-core machine in 2026-11; docs/testing.md).
-# They write to different places: lane 2 to build-gcc/, build-asan/, and
-# the tuners' build/knobs/, build/knobs-picked/, build/tune/ and
-# build/models/*/*-tune-*/; lane 3 to build-aarch64/ and build/models/'s
-# other folders; lane 1 to the rest. Lanes 2 and 3 read build/'s library
-# and CLI, which lane 1 builds first: they wait for $LOGDIR/built.
+# tests (lane 2) and the AArch64 cross build with its qemu runs, the
+# per-model builds and the tuners (lane 3) fill the cores beside the rest
+# (56.8 minutes one after the other on a 2-core machine in 2026-11;
+# docs/testing.md). They write to different places: lane 2 to build-gcc/
+# and build-asan/; lane 3 to build-aarch64/, build/models/, and the tuners'
+# build/knobs/, build/knobs-picked/ and build/tune/; lane 1 to the rest.
+# Lane 3 reads build/'s library and CLI, which lane 1 builds first: it
+# waits for $LOGDIR/built.
 wait_built() { while [ ! -e "$LOGDIR/built" ]; do sleep 2; done; }
 lane2() {
   run_suite build-gcc build -f ninja/gcc.ninja
@@ -132,13 +132,12 @@ lane2() {
   run_suite build-asan sh tests/asan.sh
   c_tests build-asan
   run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
-  wait_built
-  run_suite tuning sh tests/tuning/test_tuning.sh
 }
 lane3() {
   run_suite aarch64 sh tests/aarch64.sh
   wait_built
   run_suite models sh tests/models/test_models.sh
+  run_suite tuning sh tests/tuning/test_tuning.sh
 }
 lane2 &
 LANE2=$!
