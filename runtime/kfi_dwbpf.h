@@ -63,6 +63,8 @@ typedef struct kfi_dwbpf_args {
                                     line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
   int64_t span;                  /* NHWC: bytes of x rows and dy a piece may span (0: no bound;
                                     kfi_dwbpf_span_rule); NCHW ignores it */
+  int64_t rows;                  /* 1 (the rule): the NHWC kernels that have a rows walker take it on
+                                    pieces of whole centred rows whose data the caches hold; 0: never */
   int64_t sweep;                 /* 1: the AVX-512 f32 3x3 unit-stride NHWC kernels sweep short rows
                                     (kfi_dwbpf_sweep_chunk) instead of the wide walker, as the AVX2
                                     ones do by rule; 0 (the rule): never. Others ignore it */
@@ -157,6 +159,16 @@ static inline kfi_dwbpf_slide kfi_dwbpf_slide_cols(int64_t c0, int64_t c1, int64
   if (s.sa > s.ixe) s.sa = s.ixe;
   s.se = c1 - pl < s.sa ? s.sa : c1 - pl < s.ixe ? c1 - pl : s.ixe;
   return s;
+}
+
+/* The output rows oy in [*ya, *yb) whose filter rows f0..f1 (f0 <= f1) all
+   lie inside the input (oy*sh - pad_top + f*dh in [0, h)): the rows a
+   walker takes without a test per filter row. */
+static inline void kfi_dwbpf_full_rows(const kfi_dwbpf_args *a, int64_t f0, int64_t f1, int64_t *ya, int64_t *yb) {
+  const int64_t lo = a->pad_top - f0 * a->dh, hi = a->h + a->pad_top - f1 * a->dh; /* oy*sh in [lo, hi) */
+  *ya = lo > 0 ? (lo + a->sh - 1) / a->sh : 0;
+  *yb = hi > 0 ? (hi - 1) / a->sh + 1 : 0;
+  if (*yb < *ya) *yb = *ya;
 }
 
 /* The sweep (NHWC kernels that have one): on rows of at most

@@ -534,7 +534,7 @@ static void determinism_one(const bcase *d, const char *kernel) {
 }
 
 static void test_determinism(void) {
-  int t, i, nk = kf_kernel_count();
+  int t, i, pi, nk = kf_kernel_count();
   const char *gname;
   for (t = 0; t < 4; t++) {
     bcase d;
@@ -565,37 +565,41 @@ static void test_determinism(void) {
     if (!k.nchw) { /* the wide walker never (L1d 1K) and always (1G), the sweep
                       (rows of 29 cols) never, in chunks of 8 channels (8K, with
                       and without prefetching: L2 1K, 1G) and in one chunk
-                      (1G): the same sums */
-      void *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL;
-      kf_plan_options o;
-      char what[320];
-      size_t bytes;
-      memset(&o, 0, sizeof o);
-      o.kernel = kf_kernel_name(i);
-      d.c = 100; /* several wide groups of channel vectors, and a tail */
-      bytes = (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T);
-      describe(&d, what, sizeof what);
-      cache_as("KFORGE_L1D", "1K");
-      run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
-      cache_as("KFORGE_L1D", "8K");
-      run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
-      cache_as("KFORGE_L2", "1K"); /* the sweep prefetching each next row */
-      run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1K", &e);
-      cache_as("KFORGE_L2", "1G"); /* and never */
-      run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1G", &f);
-      cache_as("KFORGE_L2", NULL);
-      cache_as("KFORGE_L1D", "1G");
-      run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
-      cache_as("KFORGE_L1D", NULL);
-      if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
-      if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
-      if (a && e) th_check(memcmp(a, e, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1K: %s [%s]", what, o.kernel);
-      if (a && f) th_check(memcmp(a, f, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1G: %s [%s]", what, o.kernel);
-      free(a);
-      free(b);
-      free(c);
-      free(e);
-      free(f);
+                      (1G): the same sums; SAME rows are whole centred rows (the
+                      AVX2 rows walker, whatever the caches), VALID ones not */
+      for (pi = 0; pi < 2; pi++) {
+        void *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL;
+        kf_plan_options o;
+        char what[320];
+        size_t bytes;
+        d.pad = pi ? KF_VALID : KF_SAME;
+        memset(&o, 0, sizeof o);
+        o.kernel = kf_kernel_name(i);
+        d.c = 100; /* several wide groups of channel vectors, and a tail */
+        bytes = (size_t)(d.kh * d.kw * d.c * d.m) * kf_dtype_size(d.T);
+        describe(&d, what, sizeof what);
+        cache_as("KFORGE_L1D", "1K");
+        run_case(&d, &o, NULL, "KFORGE_L1D=1K", &a);
+        cache_as("KFORGE_L1D", "8K");
+        run_case(&d, &o, NULL, "KFORGE_L1D=8K", &c);
+        cache_as("KFORGE_L2", "1K"); /* the sweep prefetching each next row */
+        run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1K", &e);
+        cache_as("KFORGE_L2", "1G"); /* and never */
+        run_case(&d, &o, NULL, "KFORGE_L1D=8K KFORGE_L2=1G", &f);
+        cache_as("KFORGE_L2", NULL);
+        cache_as("KFORGE_L1D", "1G");
+        run_case(&d, &o, NULL, "KFORGE_L1D=1G", &b);
+        cache_as("KFORGE_L1D", NULL);
+        if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for L1d 1K and 1G: %s [%s]", what, o.kernel);
+        if (a && c) th_check(memcmp(a, c, bytes) == 0, "bitwise equal for L1d 1K and 8K: %s [%s]", what, o.kernel);
+        if (a && e) th_check(memcmp(a, e, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1K: %s [%s]", what, o.kernel);
+        if (a && f) th_check(memcmp(a, f, bytes) == 0, "bitwise equal for L1d 1K and 8K, L2 1G: %s [%s]", what, o.kernel);
+        free(a);
+        free(b);
+        free(c);
+        free(e);
+        free(f);
+      }
     }
   }
 }
@@ -824,6 +828,85 @@ static int three_threads_too(FILE *f, const char *text) {
     if (!*e) break;
   }
   return 1;
+}
+
+/* ---- the measured-plan choice "rows" (NHWC), through wisdom ----
+   Whole centred rows (SAME, unit stride, 7 and 14 cols; 3x3 and 5x5; f32
+   and bf16; 19 channels: full vectors and a tail), each planned by
+   measuring, its entry rewritten to rows=1 (the AVX2 rows walker) and
+   rows=0 (the sweep or the narrow walker), imported and run: both match
+   the reference and each other bitwise (every walker adds the same terms
+   in the same order). On other ISAs the word changes nothing (still
+   compared). */
+static void test_rows_choice(void) {
+  static const kf_dtype ts[2] = { KF_FLOAT, KF_BFLOAT16 };
+  static const int64_t ws[2] = { 7, 14 }, ks[2] = { 3, 5 };
+  int ti, wi, ki, v;
+  for (ti = 0; ti < 2; ti++)
+    for (wi = 0; wi < 2; wi++)
+      for (ki = 0; ki < 2; ki++) {
+        bcase d;
+        ref_dwbpf_conf rc;
+        kf_tensor_desc in[3];
+        kf_attrs at;
+        kf_plan p;
+        kf_error err;
+        kf_plan_options o;
+        char path[64], text[8192], ch[300], label[64], what[320];
+        void *out[2] = { NULL, NULL };
+        FILE *f;
+        size_t len;
+        int fd;
+        memset(&d, 0, sizeof d);
+        d.T = ts[ti], d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = ks[ki];
+        d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+        describe(&d, what, sizeof what);
+        if (!th_case("test_dwbpf rows choice %s", what)) continue;
+        make_descs(&d, &rc, in);
+        make_attrs(&d, &at);
+        memset(&o, 0, sizeof o);
+        o.measure = KF_PLAN_MEASURE;
+        snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
+        fd = mkstemp(path);
+        if (!th_check(fd >= 0, "rows choice: a temporary file")) return;
+        close(fd);
+        kf_wisdom_forget();
+        if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+                      "rows choice %s: measured and exported: %s", what, err.message)) {
+          drop_wisdom(path);
+          continue;
+        }
+        f = fopen(path, "rb");
+        len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[len] = 0;
+        for (v = 0; v < 2; v++) {
+          if (!th_check(set_word(text, sizeof text, "rows", v), "rows choice %s: the entry names rows: %s", what, text))
+            break;
+          len = strlen(text);
+          f = fopen(path, "wb");
+          if (!th_check(f != NULL && fwrite(text, 1, len, f) == len, "rows choice: rewrite the entry")) {
+            if (f) fclose(f);
+            break;
+          }
+          fclose(f);
+          kf_wisdom_forget();
+          memset(&o, 0, sizeof o);
+          snprintf(label, sizeof label, "rows=%d", v);
+          if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+                       "rows choice %s %s: import and plan: %s", what, label, err.message))
+            th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
+                     "rows choice %s: the plan takes %s (%s)", what, label, ch);
+          run_case(&d, NULL, NULL, label, &out[v]);
+        }
+        if (out[0] && out[1])
+          th_check(memcmp(out[0], out[1], (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T)) == 0,
+                   "rows choice %s: rows=0 and rows=1 bitwise equal", what);
+        free(out[0]);
+        free(out[1]);
+        kf_wisdom_forget();
+        drop_wisdom(path);
+      }
 }
 
 /* ---- the measured-plan choice "span" (NHWC), through wisdom ----
@@ -1151,6 +1234,7 @@ int main(void) {
   test_row_end_infinity();
   test_flat_choice();
   test_span_choice();
+  test_rows_choice();
   test_span_rule();
   return th_done();
 }
