@@ -63,8 +63,9 @@ typedef struct kfi_dwbpf_args {
                                     line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
   int64_t span;                  /* NHWC: bytes of x rows and dy a piece may span (0: no bound;
                                     kfi_dwbpf_span_rule); NCHW ignores it */
-  int64_t rows;                  /* 1 (the rule): the NHWC kernels that have a rows walker take it on
-                                    pieces of whole centred rows whose data the caches hold; 0: never */
+  int64_t rows;                  /* the NHWC rows walker on pieces of whole centred rows whose data the
+                                    caches hold: 1 (the rule) in the kernels without a wide walker,
+                                    2 in every kernel that has one, 0 never */
   int64_t sweep;                 /* 1: the AVX-512 f32 3x3 unit-stride NHWC kernels sweep short rows
                                     (kfi_dwbpf_sweep_chunk) instead of the wide walker, as the AVX2
                                     ones do by rule; 0 (the rule): never. Others ignore it */

@@ -833,11 +833,11 @@ static int three_threads_too(FILE *f, const char *text) {
 /* ---- the measured-plan choice "rows" (NHWC), through wisdom ----
    Whole centred rows (SAME, unit stride, 7 and 14 cols; 3x3 and 5x5; f32
    and bf16; 19 channels: full vectors and a tail), each planned by
-   measuring, its entry rewritten to rows=1 (the AVX2 rows walker) and
-   rows=0 (the sweep or the narrow walker), imported and run: both match
-   the reference and each other bitwise (every walker adds the same terms
-   in the same order). On other ISAs the word changes nothing (still
-   compared). */
+   measuring, its entry rewritten to rows=0 (the sweep, the narrow or the
+   wide walker), 1 (the rule: the rows walker where there is no wide
+   walker) and 2 (the rows walker wherever the kernel has one), imported
+   and run: all match the reference and each other bitwise (every walker
+   adds the same terms in the same order). */
 static void test_rows_choice(void) {
   static const kf_dtype ts[2] = { KF_FLOAT, KF_BFLOAT16 };
   static const int64_t ws[2] = { 7, 14 }, ks[2] = { 3, 5 };
@@ -853,7 +853,7 @@ static void test_rows_choice(void) {
         kf_error err;
         kf_plan_options o;
         char path[64], text[8192], ch[300], label[64], what[320];
-        void *out[2] = { NULL, NULL };
+        void *out[3] = { NULL, NULL, NULL };
         FILE *f;
         size_t len;
         int fd;
@@ -880,7 +880,7 @@ static void test_rows_choice(void) {
         len = f ? fread(text, 1, sizeof text - 1, f) : 0;
         if (f) fclose(f);
         text[len] = 0;
-        for (v = 0; v < 2; v++) {
+        for (v = 0; v < 3; v++) {
           if (!th_check(set_word(text, sizeof text, "rows", v), "rows choice %s: the entry names rows: %s", what, text))
             break;
           len = strlen(text);
@@ -899,11 +899,11 @@ static void test_rows_choice(void) {
                      "rows choice %s: the plan takes %s (%s)", what, label, ch);
           run_case(&d, NULL, NULL, label, &out[v]);
         }
-        if (out[0] && out[1])
-          th_check(memcmp(out[0], out[1], (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T)) == 0,
-                   "rows choice %s: rows=0 and rows=1 bitwise equal", what);
-        free(out[0]);
-        free(out[1]);
+        for (v = 1; v < 3; v++)
+          if (out[0] && out[v])
+            th_check(memcmp(out[0], out[v], (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T)) == 0,
+                     "rows choice %s: rows=0 and rows=%d bitwise equal", what, v);
+        for (v = 0; v < 3; v++) free(out[v]);
         kf_wisdom_forget();
         drop_wisdom(path);
       }

@@ -2266,7 +2266,7 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args 
   }
   /* whole centred rows (data the caches hold: far data takes the walkers that
      prefetch): the rows walker */
-  if (a->rows && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
+  if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
     for (; ch + 8 <= ch1; ch += 8) {
       kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_rows(a, r0, r1, ch, part);
       kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_rows(a, r0, r1, ch, part);

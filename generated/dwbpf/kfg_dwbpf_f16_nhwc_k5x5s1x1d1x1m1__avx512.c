@@ -1722,7 +1722,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
   }
   /* whole centred rows (data the caches hold: far data takes the walkers that
      prefetch): the rows walker */
-  if (a->rows && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
+  if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
     for (; ch + 16 <= ch1; ch += 16) {
       kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows(a, r0, r1, ch, part);
     }
