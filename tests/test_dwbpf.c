@@ -835,9 +835,11 @@ static int three_threads_too(FILE *f, const char *text) {
    and bf16; 19 channels: full vectors and a tail), each planned by
    measuring, its entry rewritten to rows=0 (the sweep, the narrow or the
    wide walker), 1 (the rule: the rows walker where there is no wide
-   walker) and 2 (the rows walker wherever the kernel has one), imported
-   and run: all match the reference and each other bitwise (every walker
-   adds the same terms in the same order). */
+   walker) and 2 (the rows walker wherever the kernel has one), each with
+   llc 2^40 (cached data) and 1 (far data: the prefetching rows walker),
+   imported and run: all match the reference, and all but rows=0 with
+   llc=1 (the AVX2 prefetching walkers add their terms in another order)
+   match rows=0 with llc=2^40 bitwise. */
 static void test_rows_choice(void) {
   static const kf_dtype ts[2] = { KF_FLOAT, KF_BFLOAT16 };
   static const int64_t ws[2] = { 7, 14 }, ks[2] = { 3, 5 };
@@ -852,8 +854,8 @@ static void test_rows_choice(void) {
         kf_plan p;
         kf_error err;
         kf_plan_options o;
-        char path[64], text[8192], ch[300], label[64], what[320];
-        void *out[3] = { NULL, NULL, NULL };
+        char path[64], text[8192], ch[300], label[64], rlabel[32], what[320];
+        void *out[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
         FILE *f;
         size_t len;
         int fd;
@@ -880,8 +882,10 @@ static void test_rows_choice(void) {
         len = f ? fread(text, 1, sizeof text - 1, f) : 0;
         if (f) fclose(f);
         text[len] = 0;
-        for (v = 0; v < 3; v++) {
-          if (!th_check(set_word(text, sizeof text, "rows", v), "rows choice %s: the entry names rows: %s", what, text))
+        for (v = 0; v < 6; v++) {
+          if (!th_check(set_word(text, sizeof text, "rows", v % 3) &&
+                            set_word(text, sizeof text, "llc", v < 3 ? 1LL << 40 : 1),
+                        "rows choice %s: the entry names rows and llc: %s", what, text))
             break;
           len = strlen(text);
           f = fopen(path, "wb");
@@ -892,18 +896,21 @@ static void test_rows_choice(void) {
           fclose(f);
           kf_wisdom_forget();
           memset(&o, 0, sizeof o);
-          snprintf(label, sizeof label, "rows=%d", v);
+          snprintf(label, sizeof label, " llc=%lld ", v < 3 ? 1LL << 40 : 1LL);
+          snprintf(rlabel, sizeof rlabel, " rows=%d ", v % 3);
           if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
-                       "rows choice %s %s: import and plan: %s", what, label, err.message))
-            th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
-                     "rows choice %s: the plan takes %s (%s)", what, label, ch);
+                       "rows choice %s%s%s: import and plan: %s", what, label, rlabel, err.message))
+            th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL &&
+                         strstr(ch, rlabel) != NULL,
+                     "rows choice %s: the plan takes%s%s(%s)", what, label, rlabel, ch);
           run_case(&d, NULL, NULL, label, &out[v]);
         }
-        for (v = 1; v < 3; v++)
-          if (out[0] && out[v])
+        for (v = 1; v < 6; v++)
+          if (v != 3 && out[0] && out[v])
             th_check(memcmp(out[0], out[v], (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T)) == 0,
-                     "rows choice %s: rows=0 and rows=%d bitwise equal", what, v);
-        for (v = 0; v < 3; v++) free(out[v]);
+                     "rows choice %s: rows=0 llc=2^40 and rows=%d llc=%s bitwise equal", what, v % 3,
+                     v < 3 ? "2^40" : "1");
+        for (v = 0; v < 6; v++) free(out[v]);
         kf_wisdom_forget();
         drop_wisdom(path);
       }

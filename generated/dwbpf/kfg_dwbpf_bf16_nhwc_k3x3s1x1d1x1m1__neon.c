@@ -1607,6 +1607,250 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows(const 
   }
 }
 
+/* pass 1 (filter rows 0, 1, 2), whole centred rows [r0, r1),
+   one full channel vector: the sums added to part;
+   prefetching the next line of each pixel's dy and new input row (far data) */
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t ch, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, RW = W * C;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ya, yb;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  kfi_dwbpf_full_rows(a, 0, 2, &ya, &yb);
+  for (r = r0; r < r1;) { /* the rows [oa, ob) of image b */
+    const int64_t b = r / OH, oa = r % OH, ob = oa + (r1 - r) < OH ? oa + (r1 - r) : OH;
+    const uint16_t *g = dy + r * RW + ch;
+    int64_t oy;
+    r += ob - oa;
+    for (oy = oa; oy < ob; oy++, g += RW) {
+      const int64_t iy0 = oy * 1 - PT, xo = (b * H + iy0) * RW + ch; /* x's row iy0, an offset (it may lie outside) */
+      int64_t ix;
+      if (oy >= ya && oy < yb) { /* every filter row of the pass exists */
+        const uint16_t *x0 = x + xo;
+        const uint16_t *x1 = x + xo + 1 * RW;
+        const uint16_t *x2 = x + xo + 2 * RW;
+      { /* a whole centred row */
+        const kv_f gd0 = kv_ld(g); /* dy of out col 0 */
+        const kv_f gd1 = kv_ld(g + 1 * C); /* dy of out col 1 */
+          KFI_PREFETCH(g, 64 / sizeof *g);
+          KFI_PREFETCH(x2, 64 / sizeof *g);
+          KFI_PREFETCH(g + 1 * C, 64 / sizeof *g);
+        { /* ramp in: input col 0, tap cols 0..1 */
+          {
+            const kv_f xv = kv_ld(x0);
+            s0_0 = kv_fma(xv, gd1, s0_0);
+            s0_1 = kv_fma(xv, gd0, s0_1);
+          }
+          {
+            const kv_f xv = kv_ld(x1);
+            s1_0 = kv_fma(xv, gd1, s1_0);
+            s1_1 = kv_fma(xv, gd0, s1_1);
+          }
+          {
+            const kv_f xv = kv_ld(x2);
+            s2_0 = kv_fma(xv, gd1, s2_0);
+            s2_1 = kv_fma(xv, gd0, s2_1);
+          }
+        }
+        {
+          kv_f gq0_1 = gd1;
+          kv_f gq0_2 = gd0;
+          ix = 1;
+        for (; ix < W - 1; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + 1) * C);
+          KFI_PREFETCH(g + (ix + 1) * C, 64 / sizeof *g);
+          KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+          }
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+          }
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+          }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+          KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 1, tap cols 1..2 */
+            {
+              const kv_f xv = kv_ld(x0 + ix * C);
+              s0_1 = kv_fma(xv, gq0_1, s0_1);
+              s0_2 = kv_fma(xv, gq0_2, s0_2);
+            }
+            {
+              const kv_f xv = kv_ld(x1 + ix * C);
+              s1_1 = kv_fma(xv, gq0_1, s1_1);
+              s1_2 = kv_fma(xv, gq0_2, s1_2);
+            }
+            {
+              const kv_f xv = kv_ld(x2 + ix * C);
+              s2_1 = kv_fma(xv, gq0_1, s2_1);
+              s2_2 = kv_fma(xv, gq0_2, s2_2);
+            }
+          }
+        }
+      }
+      } else { /* a row with missing filter rows */
+        unsigned vm = 0;
+        const uint16_t *x0 = x;
+        const uint16_t *x1 = x;
+        const uint16_t *x2 = x;
+        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+          x0 = x + xo;
+          vm |= 1u;
+        }
+        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+          x1 = x + xo + 1 * RW;
+          vm |= 2u;
+        }
+        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+          x2 = x + xo + 2 * RW;
+          vm |= 4u;
+        }
+      { /* a whole centred row */
+        const kv_f gd0 = kv_ld(g); /* dy of out col 0 */
+        const kv_f gd1 = kv_ld(g + 1 * C); /* dy of out col 1 */
+          KFI_PREFETCH(g, 64 / sizeof *g);
+          if (vm & 1u) KFI_PREFETCH(x0, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2, 64 / sizeof *g);
+          KFI_PREFETCH(g + 1 * C, 64 / sizeof *g);
+        { /* ramp in: input col 0, tap cols 0..1 */
+          if (vm & 1u) {
+            const kv_f xv = kv_ld(x0);
+            s0_0 = kv_fma(xv, gd1, s0_0);
+            s0_1 = kv_fma(xv, gd0, s0_1);
+          }
+          if (vm & 2u) {
+            const kv_f xv = kv_ld(x1);
+            s1_0 = kv_fma(xv, gd1, s1_0);
+            s1_1 = kv_fma(xv, gd0, s1_1);
+          }
+          if (vm & 4u) {
+            const kv_f xv = kv_ld(x2);
+            s2_0 = kv_fma(xv, gd1, s2_0);
+            s2_1 = kv_fma(xv, gd0, s2_1);
+          }
+        }
+        {
+          kv_f gq0_1 = gd1;
+          kv_f gq0_2 = gd0;
+          ix = 1;
+        for (; ix < W - 1; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + 1) * C);
+          KFI_PREFETCH(g + (ix + 1) * C, 64 / sizeof *g);
+          if (vm & 1u) KFI_PREFETCH(x0 + ix * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + ix * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          if (vm & 1u) {
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+          }
+          }
+          if (vm & 2u) {
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+          }
+          }
+          if (vm & 4u) {
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+          }
+          }
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+          if (vm & 1u) KFI_PREFETCH(x0 + ix * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + ix * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 1, tap cols 1..2 */
+            if (vm & 1u) {
+              const kv_f xv = kv_ld(x0 + ix * C);
+              s0_1 = kv_fma(xv, gq0_1, s0_1);
+              s0_2 = kv_fma(xv, gq0_2, s0_2);
+            }
+            if (vm & 2u) {
+              const kv_f xv = kv_ld(x1 + ix * C);
+              s1_1 = kv_fma(xv, gq0_1, s1_1);
+              s1_2 = kv_fma(xv, gq0_2, s1_2);
+            }
+            if (vm & 4u) {
+              const kv_f xv = kv_ld(x2 + ix * C);
+              s2_1 = kv_fma(xv, gq0_1, s2_1);
+              s2_2 = kv_fma(xv, gq0_2, s2_2);
+            }
+          }
+        }
+      }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+  }
+}
+
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_L1 0
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_LANES 1
 #define kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_SPANS 1 /* short runs pay where they let the wide walker run */
@@ -1630,6 +1874,17 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 1 + 2) <= a->l1d;
+  /* whole centred rows: the rows walker (far data: the one that prefetches) */
+  if (a->rows == 2 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 1 && W >= 3) {
+    if (kfi_dwbpf_far(a, sizeof(uint16_t)))
+      for (; ch + 4 <= ch1; ch += 4) {
+        kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows_pf(a, r0, r1, ch, part);
+      }
+    else
+      for (; ch + 4 <= ch1; ch += 4) {
+        kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows(a, r0, r1, ch, part);
+      }
+  }
   if (kfi_dwbpf_prefetch(a, sizeof(uint16_t))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
        after it) the next piece's first channels */
@@ -1647,12 +1902,6 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
                           last ? nx + ch0 - ch : 4, part);
     }
   }
-  /* whole centred rows (data the caches hold: far data takes the walkers that
-     prefetch): the rows walker */
-  if (a->rows == 2 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 1 && W >= 3 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
-    for (; ch + 4 <= ch1; ch += 4) {
-      kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows(a, r0, r1, ch, part);
-    }
   if (wide)
     for (; ch + 12 <= ch1; ch += 12)
       kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(a, r0, r1, c0, c1, lo, hi, ch, 4, part);

@@ -1699,6 +1699,632 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows(const
   }
 }
 
+/* pass 1 (filter rows 0, 1, 2, 3, 4), whole centred rows [r0, r1),
+   one full channel vector: the sums added to part;
+   prefetching the next line of each pixel's dy and new input row (far data) */
+static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t ch, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, RW = W * C;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ya, yb;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s0_3 = kv_zero();
+  kv_f s0_4 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s1_3 = kv_zero();
+  kv_f s1_4 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  kv_f s2_3 = kv_zero();
+  kv_f s2_4 = kv_zero();
+  kv_f s3_0 = kv_zero();
+  kv_f s3_1 = kv_zero();
+  kv_f s3_2 = kv_zero();
+  kv_f s3_3 = kv_zero();
+  kv_f s3_4 = kv_zero();
+  kv_f s4_0 = kv_zero();
+  kv_f s4_1 = kv_zero();
+  kv_f s4_2 = kv_zero();
+  kv_f s4_3 = kv_zero();
+  kv_f s4_4 = kv_zero();
+  kfi_dwbpf_full_rows(a, 0, 4, &ya, &yb);
+  for (r = r0; r < r1;) { /* the rows [oa, ob) of image b */
+    const int64_t b = r / OH, oa = r % OH, ob = oa + (r1 - r) < OH ? oa + (r1 - r) : OH;
+    const uint16_t *g = dy + r * RW + ch;
+    int64_t oy;
+    r += ob - oa;
+    for (oy = oa; oy < ob; oy++, g += RW) {
+      const int64_t iy0 = oy * 1 - PT, xo = (b * H + iy0) * RW + ch; /* x's row iy0, an offset (it may lie outside) */
+      int64_t ix;
+      if (oy >= ya && oy < yb) { /* every filter row of the pass exists */
+        const uint16_t *x0 = x + xo;
+        const uint16_t *x1 = x + xo + 1 * RW;
+        const uint16_t *x2 = x + xo + 2 * RW;
+        const uint16_t *x3 = x + xo + 3 * RW;
+        const uint16_t *x4 = x + xo + 4 * RW;
+      { /* a whole centred row */
+        const kv_f gd0 = kv_ld(g); /* dy of out col 0 */
+        const kv_f gd1 = kv_ld(g + 1 * C); /* dy of out col 1 */
+        const kv_f gd2 = kv_ld(g + 2 * C); /* dy of out col 2 */
+        const kv_f gd3 = kv_ld(g + 3 * C); /* dy of out col 3 */
+          KFI_PREFETCH(g, 64 / sizeof *g);
+          KFI_PREFETCH(x4, 64 / sizeof *g);
+          KFI_PREFETCH(g + 1 * C, 64 / sizeof *g);
+          KFI_PREFETCH(x4 + 1 * C, 64 / sizeof *g);
+          KFI_PREFETCH(g + 2 * C, 64 / sizeof *g);
+          KFI_PREFETCH(g + 3 * C, 64 / sizeof *g);
+        { /* ramp in: input col 0, tap cols 0..2 */
+          {
+            const kv_f xv = kv_ld(x0);
+            s0_0 = kv_fma(xv, gd2, s0_0);
+            s0_1 = kv_fma(xv, gd1, s0_1);
+            s0_2 = kv_fma(xv, gd0, s0_2);
+          }
+          {
+            const kv_f xv = kv_ld(x1);
+            s1_0 = kv_fma(xv, gd2, s1_0);
+            s1_1 = kv_fma(xv, gd1, s1_1);
+            s1_2 = kv_fma(xv, gd0, s1_2);
+          }
+          {
+            const kv_f xv = kv_ld(x2);
+            s2_0 = kv_fma(xv, gd2, s2_0);
+            s2_1 = kv_fma(xv, gd1, s2_1);
+            s2_2 = kv_fma(xv, gd0, s2_2);
+          }
+          {
+            const kv_f xv = kv_ld(x3);
+            s3_0 = kv_fma(xv, gd2, s3_0);
+            s3_1 = kv_fma(xv, gd1, s3_1);
+            s3_2 = kv_fma(xv, gd0, s3_2);
+          }
+          {
+            const kv_f xv = kv_ld(x4);
+            s4_0 = kv_fma(xv, gd2, s4_0);
+            s4_1 = kv_fma(xv, gd1, s4_1);
+            s4_2 = kv_fma(xv, gd0, s4_2);
+          }
+        }
+        { /* ramp in: input col 1, tap cols 0..3 */
+          {
+            const kv_f xv = kv_ld(x0 + 1 * C);
+            s0_0 = kv_fma(xv, gd3, s0_0);
+            s0_1 = kv_fma(xv, gd2, s0_1);
+            s0_2 = kv_fma(xv, gd1, s0_2);
+            s0_3 = kv_fma(xv, gd0, s0_3);
+          }
+          {
+            const kv_f xv = kv_ld(x1 + 1 * C);
+            s1_0 = kv_fma(xv, gd3, s1_0);
+            s1_1 = kv_fma(xv, gd2, s1_1);
+            s1_2 = kv_fma(xv, gd1, s1_2);
+            s1_3 = kv_fma(xv, gd0, s1_3);
+          }
+          {
+            const kv_f xv = kv_ld(x2 + 1 * C);
+            s2_0 = kv_fma(xv, gd3, s2_0);
+            s2_1 = kv_fma(xv, gd2, s2_1);
+            s2_2 = kv_fma(xv, gd1, s2_2);
+            s2_3 = kv_fma(xv, gd0, s2_3);
+          }
+          {
+            const kv_f xv = kv_ld(x3 + 1 * C);
+            s3_0 = kv_fma(xv, gd3, s3_0);
+            s3_1 = kv_fma(xv, gd2, s3_1);
+            s3_2 = kv_fma(xv, gd1, s3_2);
+            s3_3 = kv_fma(xv, gd0, s3_3);
+          }
+          {
+            const kv_f xv = kv_ld(x4 + 1 * C);
+            s4_0 = kv_fma(xv, gd3, s4_0);
+            s4_1 = kv_fma(xv, gd2, s4_1);
+            s4_2 = kv_fma(xv, gd1, s4_2);
+            s4_3 = kv_fma(xv, gd0, s4_3);
+          }
+        }
+        {
+          kv_f gq0_1 = gd3;
+          kv_f gq0_2 = gd2;
+          kv_f gq0_3 = gd1;
+          kv_f gq0_4 = gd0;
+          ix = 2;
+        for (; ix < W - 2; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + 2) * C);
+          KFI_PREFETCH(g + (ix + 2) * C, 64 / sizeof *g);
+          KFI_PREFETCH(x4 + ix * C, 64 / sizeof *g);
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+            s0_3 = kv_fma(xv, gq0_3, s0_3);
+            s0_4 = kv_fma(xv, gq0_4, s0_4);
+          }
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+            s1_3 = kv_fma(xv, gq0_3, s1_3);
+            s1_4 = kv_fma(xv, gq0_4, s1_4);
+          }
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+            s2_3 = kv_fma(xv, gq0_3, s2_3);
+            s2_4 = kv_fma(xv, gq0_4, s2_4);
+          }
+          {
+            const kv_f xv = kv_ld(x3 + ix * C);
+            s3_0 = kv_fma(xv, gv0, s3_0);
+            s3_1 = kv_fma(xv, gq0_1, s3_1);
+            s3_2 = kv_fma(xv, gq0_2, s3_2);
+            s3_3 = kv_fma(xv, gq0_3, s3_3);
+            s3_4 = kv_fma(xv, gq0_4, s3_4);
+          }
+          {
+            const kv_f xv = kv_ld(x4 + ix * C);
+            s4_0 = kv_fma(xv, gv0, s4_0);
+            s4_1 = kv_fma(xv, gq0_1, s4_1);
+            s4_2 = kv_fma(xv, gq0_2, s4_2);
+            s4_3 = kv_fma(xv, gq0_3, s4_3);
+            s4_4 = kv_fma(xv, gq0_4, s4_4);
+          }
+          gq0_4 = gq0_3;
+          gq0_3 = gq0_2;
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+          KFI_PREFETCH(x4 + ix * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 2, tap cols 1..4 */
+            {
+              const kv_f xv = kv_ld(x0 + ix * C);
+              s0_1 = kv_fma(xv, gq0_1, s0_1);
+              s0_2 = kv_fma(xv, gq0_2, s0_2);
+              s0_3 = kv_fma(xv, gq0_3, s0_3);
+              s0_4 = kv_fma(xv, gq0_4, s0_4);
+            }
+            {
+              const kv_f xv = kv_ld(x1 + ix * C);
+              s1_1 = kv_fma(xv, gq0_1, s1_1);
+              s1_2 = kv_fma(xv, gq0_2, s1_2);
+              s1_3 = kv_fma(xv, gq0_3, s1_3);
+              s1_4 = kv_fma(xv, gq0_4, s1_4);
+            }
+            {
+              const kv_f xv = kv_ld(x2 + ix * C);
+              s2_1 = kv_fma(xv, gq0_1, s2_1);
+              s2_2 = kv_fma(xv, gq0_2, s2_2);
+              s2_3 = kv_fma(xv, gq0_3, s2_3);
+              s2_4 = kv_fma(xv, gq0_4, s2_4);
+            }
+            {
+              const kv_f xv = kv_ld(x3 + ix * C);
+              s3_1 = kv_fma(xv, gq0_1, s3_1);
+              s3_2 = kv_fma(xv, gq0_2, s3_2);
+              s3_3 = kv_fma(xv, gq0_3, s3_3);
+              s3_4 = kv_fma(xv, gq0_4, s3_4);
+            }
+            {
+              const kv_f xv = kv_ld(x4 + ix * C);
+              s4_1 = kv_fma(xv, gq0_1, s4_1);
+              s4_2 = kv_fma(xv, gq0_2, s4_2);
+              s4_3 = kv_fma(xv, gq0_3, s4_3);
+              s4_4 = kv_fma(xv, gq0_4, s4_4);
+            }
+          }
+          KFI_PREFETCH(x4 + (ix + 1) * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 1, tap cols 2..4 */
+            {
+              const kv_f xv = kv_ld(x0 + (ix + 1) * C);
+              s0_2 = kv_fma(xv, gq0_1, s0_2);
+              s0_3 = kv_fma(xv, gq0_2, s0_3);
+              s0_4 = kv_fma(xv, gq0_3, s0_4);
+            }
+            {
+              const kv_f xv = kv_ld(x1 + (ix + 1) * C);
+              s1_2 = kv_fma(xv, gq0_1, s1_2);
+              s1_3 = kv_fma(xv, gq0_2, s1_3);
+              s1_4 = kv_fma(xv, gq0_3, s1_4);
+            }
+            {
+              const kv_f xv = kv_ld(x2 + (ix + 1) * C);
+              s2_2 = kv_fma(xv, gq0_1, s2_2);
+              s2_3 = kv_fma(xv, gq0_2, s2_3);
+              s2_4 = kv_fma(xv, gq0_3, s2_4);
+            }
+            {
+              const kv_f xv = kv_ld(x3 + (ix + 1) * C);
+              s3_2 = kv_fma(xv, gq0_1, s3_2);
+              s3_3 = kv_fma(xv, gq0_2, s3_3);
+              s3_4 = kv_fma(xv, gq0_3, s3_4);
+            }
+            {
+              const kv_f xv = kv_ld(x4 + (ix + 1) * C);
+              s4_2 = kv_fma(xv, gq0_1, s4_2);
+              s4_3 = kv_fma(xv, gq0_2, s4_3);
+              s4_4 = kv_fma(xv, gq0_3, s4_4);
+            }
+          }
+        }
+      }
+      } else { /* a row with missing filter rows */
+        unsigned vm = 0;
+        const uint16_t *x0 = x;
+        const uint16_t *x1 = x;
+        const uint16_t *x2 = x;
+        const uint16_t *x3 = x;
+        const uint16_t *x4 = x;
+        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+          x0 = x + xo;
+          vm |= 1u;
+        }
+        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+          x1 = x + xo + 1 * RW;
+          vm |= 2u;
+        }
+        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+          x2 = x + xo + 2 * RW;
+          vm |= 4u;
+        }
+        if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+          x3 = x + xo + 3 * RW;
+          vm |= 8u;
+        }
+        if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+          x4 = x + xo + 4 * RW;
+          vm |= 16u;
+        }
+      { /* a whole centred row */
+        const kv_f gd0 = kv_ld(g); /* dy of out col 0 */
+        const kv_f gd1 = kv_ld(g + 1 * C); /* dy of out col 1 */
+        const kv_f gd2 = kv_ld(g + 2 * C); /* dy of out col 2 */
+        const kv_f gd3 = kv_ld(g + 3 * C); /* dy of out col 3 */
+          KFI_PREFETCH(g, 64 / sizeof *g);
+          if (vm & 1u) KFI_PREFETCH(x0, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2, 64 / sizeof *g);
+          if (vm & 8u) KFI_PREFETCH(x3, 64 / sizeof *g);
+          if (vm & 16u) KFI_PREFETCH(x4, 64 / sizeof *g);
+          KFI_PREFETCH(g + 1 * C, 64 / sizeof *g);
+          if (vm & 1u) KFI_PREFETCH(x0 + 1 * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + 1 * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + 1 * C, 64 / sizeof *g);
+          if (vm & 8u) KFI_PREFETCH(x3 + 1 * C, 64 / sizeof *g);
+          if (vm & 16u) KFI_PREFETCH(x4 + 1 * C, 64 / sizeof *g);
+          KFI_PREFETCH(g + 2 * C, 64 / sizeof *g);
+          KFI_PREFETCH(g + 3 * C, 64 / sizeof *g);
+        { /* ramp in: input col 0, tap cols 0..2 */
+          if (vm & 1u) {
+            const kv_f xv = kv_ld(x0);
+            s0_0 = kv_fma(xv, gd2, s0_0);
+            s0_1 = kv_fma(xv, gd1, s0_1);
+            s0_2 = kv_fma(xv, gd0, s0_2);
+          }
+          if (vm & 2u) {
+            const kv_f xv = kv_ld(x1);
+            s1_0 = kv_fma(xv, gd2, s1_0);
+            s1_1 = kv_fma(xv, gd1, s1_1);
+            s1_2 = kv_fma(xv, gd0, s1_2);
+          }
+          if (vm & 4u) {
+            const kv_f xv = kv_ld(x2);
+            s2_0 = kv_fma(xv, gd2, s2_0);
+            s2_1 = kv_fma(xv, gd1, s2_1);
+            s2_2 = kv_fma(xv, gd0, s2_2);
+          }
+          if (vm & 8u) {
+            const kv_f xv = kv_ld(x3);
+            s3_0 = kv_fma(xv, gd2, s3_0);
+            s3_1 = kv_fma(xv, gd1, s3_1);
+            s3_2 = kv_fma(xv, gd0, s3_2);
+          }
+          if (vm & 16u) {
+            const kv_f xv = kv_ld(x4);
+            s4_0 = kv_fma(xv, gd2, s4_0);
+            s4_1 = kv_fma(xv, gd1, s4_1);
+            s4_2 = kv_fma(xv, gd0, s4_2);
+          }
+        }
+        { /* ramp in: input col 1, tap cols 0..3 */
+          if (vm & 1u) {
+            const kv_f xv = kv_ld(x0 + 1 * C);
+            s0_0 = kv_fma(xv, gd3, s0_0);
+            s0_1 = kv_fma(xv, gd2, s0_1);
+            s0_2 = kv_fma(xv, gd1, s0_2);
+            s0_3 = kv_fma(xv, gd0, s0_3);
+          }
+          if (vm & 2u) {
+            const kv_f xv = kv_ld(x1 + 1 * C);
+            s1_0 = kv_fma(xv, gd3, s1_0);
+            s1_1 = kv_fma(xv, gd2, s1_1);
+            s1_2 = kv_fma(xv, gd1, s1_2);
+            s1_3 = kv_fma(xv, gd0, s1_3);
+          }
+          if (vm & 4u) {
+            const kv_f xv = kv_ld(x2 + 1 * C);
+            s2_0 = kv_fma(xv, gd3, s2_0);
+            s2_1 = kv_fma(xv, gd2, s2_1);
+            s2_2 = kv_fma(xv, gd1, s2_2);
+            s2_3 = kv_fma(xv, gd0, s2_3);
+          }
+          if (vm & 8u) {
+            const kv_f xv = kv_ld(x3 + 1 * C);
+            s3_0 = kv_fma(xv, gd3, s3_0);
+            s3_1 = kv_fma(xv, gd2, s3_1);
+            s3_2 = kv_fma(xv, gd1, s3_2);
+            s3_3 = kv_fma(xv, gd0, s3_3);
+          }
+          if (vm & 16u) {
+            const kv_f xv = kv_ld(x4 + 1 * C);
+            s4_0 = kv_fma(xv, gd3, s4_0);
+            s4_1 = kv_fma(xv, gd2, s4_1);
+            s4_2 = kv_fma(xv, gd1, s4_2);
+            s4_3 = kv_fma(xv, gd0, s4_3);
+          }
+        }
+        {
+          kv_f gq0_1 = gd3;
+          kv_f gq0_2 = gd2;
+          kv_f gq0_3 = gd1;
+          kv_f gq0_4 = gd0;
+          ix = 2;
+        for (; ix < W - 2; ix++) {
+          const kv_f gv0 = kv_ld(g + (ix + 2) * C);
+          KFI_PREFETCH(g + (ix + 2) * C, 64 / sizeof *g);
+          if (vm & 1u) KFI_PREFETCH(x0 + ix * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + ix * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          if (vm & 8u) KFI_PREFETCH(x3 + ix * C, 64 / sizeof *g);
+          if (vm & 16u) KFI_PREFETCH(x4 + ix * C, 64 / sizeof *g);
+          if (vm & 1u) {
+          {
+            const kv_f xv = kv_ld(x0 + ix * C);
+            s0_0 = kv_fma(xv, gv0, s0_0);
+            s0_1 = kv_fma(xv, gq0_1, s0_1);
+            s0_2 = kv_fma(xv, gq0_2, s0_2);
+            s0_3 = kv_fma(xv, gq0_3, s0_3);
+            s0_4 = kv_fma(xv, gq0_4, s0_4);
+          }
+          }
+          if (vm & 2u) {
+          {
+            const kv_f xv = kv_ld(x1 + ix * C);
+            s1_0 = kv_fma(xv, gv0, s1_0);
+            s1_1 = kv_fma(xv, gq0_1, s1_1);
+            s1_2 = kv_fma(xv, gq0_2, s1_2);
+            s1_3 = kv_fma(xv, gq0_3, s1_3);
+            s1_4 = kv_fma(xv, gq0_4, s1_4);
+          }
+          }
+          if (vm & 4u) {
+          {
+            const kv_f xv = kv_ld(x2 + ix * C);
+            s2_0 = kv_fma(xv, gv0, s2_0);
+            s2_1 = kv_fma(xv, gq0_1, s2_1);
+            s2_2 = kv_fma(xv, gq0_2, s2_2);
+            s2_3 = kv_fma(xv, gq0_3, s2_3);
+            s2_4 = kv_fma(xv, gq0_4, s2_4);
+          }
+          }
+          if (vm & 8u) {
+          {
+            const kv_f xv = kv_ld(x3 + ix * C);
+            s3_0 = kv_fma(xv, gv0, s3_0);
+            s3_1 = kv_fma(xv, gq0_1, s3_1);
+            s3_2 = kv_fma(xv, gq0_2, s3_2);
+            s3_3 = kv_fma(xv, gq0_3, s3_3);
+            s3_4 = kv_fma(xv, gq0_4, s3_4);
+          }
+          }
+          if (vm & 16u) {
+          {
+            const kv_f xv = kv_ld(x4 + ix * C);
+            s4_0 = kv_fma(xv, gv0, s4_0);
+            s4_1 = kv_fma(xv, gq0_1, s4_1);
+            s4_2 = kv_fma(xv, gq0_2, s4_2);
+            s4_3 = kv_fma(xv, gq0_3, s4_3);
+            s4_4 = kv_fma(xv, gq0_4, s4_4);
+          }
+          }
+          gq0_4 = gq0_3;
+          gq0_3 = gq0_2;
+          gq0_2 = gq0_1;
+          gq0_1 = gv0;
+        }
+          if (vm & 1u) KFI_PREFETCH(x0 + ix * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + ix * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + ix * C, 64 / sizeof *g);
+          if (vm & 8u) KFI_PREFETCH(x3 + ix * C, 64 / sizeof *g);
+          if (vm & 16u) KFI_PREFETCH(x4 + ix * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 2, tap cols 1..4 */
+            if (vm & 1u) {
+              const kv_f xv = kv_ld(x0 + ix * C);
+              s0_1 = kv_fma(xv, gq0_1, s0_1);
+              s0_2 = kv_fma(xv, gq0_2, s0_2);
+              s0_3 = kv_fma(xv, gq0_3, s0_3);
+              s0_4 = kv_fma(xv, gq0_4, s0_4);
+            }
+            if (vm & 2u) {
+              const kv_f xv = kv_ld(x1 + ix * C);
+              s1_1 = kv_fma(xv, gq0_1, s1_1);
+              s1_2 = kv_fma(xv, gq0_2, s1_2);
+              s1_3 = kv_fma(xv, gq0_3, s1_3);
+              s1_4 = kv_fma(xv, gq0_4, s1_4);
+            }
+            if (vm & 4u) {
+              const kv_f xv = kv_ld(x2 + ix * C);
+              s2_1 = kv_fma(xv, gq0_1, s2_1);
+              s2_2 = kv_fma(xv, gq0_2, s2_2);
+              s2_3 = kv_fma(xv, gq0_3, s2_3);
+              s2_4 = kv_fma(xv, gq0_4, s2_4);
+            }
+            if (vm & 8u) {
+              const kv_f xv = kv_ld(x3 + ix * C);
+              s3_1 = kv_fma(xv, gq0_1, s3_1);
+              s3_2 = kv_fma(xv, gq0_2, s3_2);
+              s3_3 = kv_fma(xv, gq0_3, s3_3);
+              s3_4 = kv_fma(xv, gq0_4, s3_4);
+            }
+            if (vm & 16u) {
+              const kv_f xv = kv_ld(x4 + ix * C);
+              s4_1 = kv_fma(xv, gq0_1, s4_1);
+              s4_2 = kv_fma(xv, gq0_2, s4_2);
+              s4_3 = kv_fma(xv, gq0_3, s4_3);
+              s4_4 = kv_fma(xv, gq0_4, s4_4);
+            }
+          }
+          if (vm & 1u) KFI_PREFETCH(x0 + (ix + 1) * C, 64 / sizeof *g);
+          if (vm & 2u) KFI_PREFETCH(x1 + (ix + 1) * C, 64 / sizeof *g);
+          if (vm & 4u) KFI_PREFETCH(x2 + (ix + 1) * C, 64 / sizeof *g);
+          if (vm & 8u) KFI_PREFETCH(x3 + (ix + 1) * C, 64 / sizeof *g);
+          if (vm & 16u) KFI_PREFETCH(x4 + (ix + 1) * C, 64 / sizeof *g);
+          { /* ramp out: input col W - 1, tap cols 2..4 */
+            if (vm & 1u) {
+              const kv_f xv = kv_ld(x0 + (ix + 1) * C);
+              s0_2 = kv_fma(xv, gq0_1, s0_2);
+              s0_3 = kv_fma(xv, gq0_2, s0_3);
+              s0_4 = kv_fma(xv, gq0_3, s0_4);
+            }
+            if (vm & 2u) {
+              const kv_f xv = kv_ld(x1 + (ix + 1) * C);
+              s1_2 = kv_fma(xv, gq0_1, s1_2);
+              s1_3 = kv_fma(xv, gq0_2, s1_3);
+              s1_4 = kv_fma(xv, gq0_3, s1_4);
+            }
+            if (vm & 4u) {
+              const kv_f xv = kv_ld(x2 + (ix + 1) * C);
+              s2_2 = kv_fma(xv, gq0_1, s2_2);
+              s2_3 = kv_fma(xv, gq0_2, s2_3);
+              s2_4 = kv_fma(xv, gq0_3, s2_4);
+            }
+            if (vm & 8u) {
+              const kv_f xv = kv_ld(x3 + (ix + 1) * C);
+              s3_2 = kv_fma(xv, gq0_1, s3_2);
+              s3_3 = kv_fma(xv, gq0_2, s3_3);
+              s3_4 = kv_fma(xv, gq0_3, s3_4);
+            }
+            if (vm & 16u) {
+              const kv_f xv = kv_ld(x4 + (ix + 1) * C);
+              s4_2 = kv_fma(xv, gq0_1, s4_2);
+              s4_3 = kv_fma(xv, gq0_2, s4_3);
+              s4_4 = kv_fma(xv, gq0_3, s4_4);
+            }
+          }
+        }
+      }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_3));
+  }
+  {
+    float *q = part + 9 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_4));
+  }
+  {
+    float *q = part + 10 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+  }
+  {
+    float *q = part + 11 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+  }
+  {
+    float *q = part + 12 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+  }
+  {
+    float *q = part + 13 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_3));
+  }
+  {
+    float *q = part + 14 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_4));
+  }
+  {
+    float *q = part + 15 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s3_0));
+  }
+  {
+    float *q = part + 16 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s3_1));
+  }
+  {
+    float *q = part + 17 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s3_2));
+  }
+  {
+    float *q = part + 18 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s3_3));
+  }
+  {
+    float *q = part + 19 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s3_4));
+  }
+  {
+    float *q = part + 20 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s4_0));
+  }
+  {
+    float *q = part + 21 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s4_1));
+  }
+  {
+    float *q = part + 22 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s4_2));
+  }
+  {
+    float *q = part + 23 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s4_3));
+  }
+  {
+    float *q = part + 24 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s4_4));
+  }
+}
+
 #define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_L1 0
 #define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_LANES 1
 #define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_SPANS 0 /* short runs pay where they let the wide walker run */
@@ -1715,17 +2341,22 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
+  /* whole centred rows: the rows walker (far data: the one that prefetches) */
+  if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5) {
+    if (kfi_dwbpf_far(a, sizeof(uint16_t)))
+      for (; ch + 16 <= ch1; ch += 16) {
+        kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows_pf(a, r0, r1, ch, part);
+      }
+    else
+      for (; ch + 16 <= ch1; ch += 16) {
+        kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows(a, r0, r1, ch, part);
+      }
+  }
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 16 <= ch1; ch += 16) {
       kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
     }
   }
-  /* whole centred rows (data the caches hold: far data takes the walkers that
-     prefetch): the rows walker */
-  if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5 && !kfi_dwbpf_far(a, sizeof(uint16_t)))
-    for (; ch + 16 <= ch1; ch += 16) {
-      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows(a, r0, r1, ch, part);
-    }
   for (; ch + 16 <= ch1; ch += 16) {
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
   }
