@@ -736,70 +736,44 @@ static void drop_wisdom(const char *path) {
   unlink(lock);
 }
 
-/* ---- the measured-plan choice "flat", both ways, through wisdom ----
-   NCHW rows of 20 and 7 (not whole vectors: the rule walks them flat on
-   AVX-512), planned by measuring, the entry exported, its flat word set
-   to 0 and to 1, imported and planned again: each plan must name the word
-   and match the reference (the row walk and the flat walk of one call). */
-static void test_flat_choice(void) {
-  static const int64_t ws[2] = { 20, 7 };
-  int wi, v;
-  for (wi = 0; wi < 2; wi++) {
-    bcase d;
-    ref_dwbpf_conf rc;
-    kf_tensor_desc in[3];
-    kf_attrs at;
-    kf_plan p;
-    kf_error err;
-    kf_plan_options o;
-    char path[64], text[8192], ch[300], label[64];
-    FILE *f;
-    size_t len;
-    int fd;
-    memset(&d, 0, sizeof d);
-    d.T = KF_FLOAT, d.nchw = 1, d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = 3;
-    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-    make_descs(&d, &rc, in);
-    make_attrs(&d, &at);
-    memset(&o, 0, sizeof o);
-    o.measure = KF_PLAN_MEASURE;
-    snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
-    fd = mkstemp(path);
-    if (!th_check(fd >= 0, "flat choice: a temporary file")) return;
-    close(fd);
-    kf_wisdom_forget();
-    if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
-                  "flat choice w=%lld: measured and exported: %s", (long long)d.w, err.message)) {
-      drop_wisdom(path);
-      continue;
-    }
-    f = fopen(path, "rb");
-    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[len] = 0;
-    for (v = 0; v < 2; v++) {
-      char *w = strstr(text, "flat=");
-      if (!th_check(w != NULL && (w[5] == '0' || w[5] == '1'), "flat choice w=%lld: the entry names flat", (long long)d.w))
-        break;
-      w[5] = (char)('0' + v);
-      f = fopen(path, "wb");
-      if (!th_check(f != NULL && fwrite(text, 1, len, f) == len, "flat choice: rewrite the entry")) {
-        if (f) fclose(f);
-        break;
-      }
-      fclose(f);
-      kf_wisdom_forget();
-      memset(&o, 0, sizeof o);
-      snprintf(label, sizeof label, "flat=%d", v);
-      if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
-                   "flat choice w=%lld %s: import and plan: %s", (long long)d.w, label, err.message))
-        th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
-                 "flat choice w=%lld: the plan takes %s (%s)", (long long)d.w, label, ch);
-      run_case(&d, NULL, NULL, label, NULL);
-    }
-    kf_wisdom_forget();
+/* ---- measured entries, rewritten: the plan-choice tests below ----
+   A call is planned by measuring and its entry exported; a test rewrites
+   the entry's words (set_word) and plans the call again from the file, so
+   each value of a choice runs whatever the host would have measured. */
+
+/* Plans d by measuring and reads the entry it exports to a new temporary
+   file (path: drop_wisdom it) into text. 0 on failure (checked). */
+static int measured_entry(const bcase *d, const char *what, char *path, size_t pn, char *text, size_t n) {
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3];
+  kf_attrs at;
+  kf_plan p;
+  kf_error err;
+  kf_plan_options o;
+  FILE *f;
+  size_t len;
+  int fd;
+  make_descs(d, &rc, in);
+  make_attrs(d, &at);
+  memset(&o, 0, sizeof o);
+  o.measure = KF_PLAN_MEASURE;
+  snprintf(path, pn, "/tmp/kforge-test-dwbpf-XXXXXX");
+  fd = mkstemp(path);
+  if (!th_check(fd >= 0, "%s: a temporary file", what)) return 0;
+  close(fd);
+  kf_wisdom_forget();
+  if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+                "%s: measured and exported: %s", what, err.message)) {
     drop_wisdom(path);
+    return 0;
   }
+  f = fopen(path, "rb");
+  len = f ? fread(text, 1, n - 1, f) : 0;
+  if (f) fclose(f);
+  text[len] = 0;
+  if (th_check(len > 0, "%s: the exported entry reads back", what)) return 1;
+  drop_wisdom(path);
+  return 0;
 }
 
 /* Sets the value of word `name=` in text (a wisdom file of one entry) to v;
@@ -830,16 +804,77 @@ static int three_threads_too(FILE *f, const char *text) {
   return 1;
 }
 
+/* Writes text to path (and its entries again for three threads when
+   three), imports the file alone and plans d from it: the plan must come
+   from wisdom and its choices hold each word of `words` ("rows=1 llc=1"). */
+static void entry_plan(const bcase *d, const char *what, const char *path, const char *text, int three,
+                       const char *words) {
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3];
+  kf_attrs at;
+  kf_plan p;
+  kf_error err;
+  kf_plan_options o;
+  char ch[300], padded[304], word[40];
+  const char *w, *e;
+  size_t len = strlen(text);
+  FILE *f = fopen(path, "wb");
+  int ok = f != NULL && fwrite(text, 1, len, f) == len && (!three || three_threads_too(f, text));
+  if (f) ok = (fclose(f) == 0) && ok;
+  if (!th_check(ok, "%s: rewrite the entry", what)) return;
+  make_descs(d, &rc, in);
+  make_attrs(d, &at);
+  memset(&o, 0, sizeof o);
+  kf_wisdom_forget();
+  if (!th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+                "%s %s: import and plan: %s", what, words, err.message))
+    return;
+  snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
+  th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM, "%s: the plan comes from wisdom (%s)", what, ch);
+  for (w = words; *w; w = *e ? e + 1 : e) {
+    e = strchr(w, ' ');
+    if (!e) e = w + strlen(w);
+    snprintf(word, sizeof word, " %.*s ", (int)(e - w), w);
+    th_check(strstr(padded, word) != NULL, "%s: the plan takes%s(%s)", what, word, ch);
+  }
+}
+
+/* ---- the measured-plan choice "flat", both ways, through wisdom ----
+   NCHW rows of 20 and 7 (not whole vectors: the rule walks them flat on
+   AVX-512), each entry rewritten to flat=0 and flat=1: each plan must
+   name the word and match the reference (the row walk and the flat walk
+   of one call). */
+static void test_flat_choice(void) {
+  static const int64_t ws[2] = { 20, 7 };
+  int wi, v;
+  for (wi = 0; wi < 2; wi++) {
+    bcase d;
+    char path[64], text[8192], words[32], what[64];
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.nchw = 1, d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+    snprintf(what, sizeof what, "flat choice w=%lld", (long long)d.w);
+    if (!measured_entry(&d, what, path, sizeof path, text, sizeof text)) continue;
+    for (v = 0; v < 2; v++) {
+      snprintf(words, sizeof words, "flat=%d", v);
+      if (!th_check(set_word(text, sizeof text, "flat", v), "%s: the entry names flat: %s", what, text)) break;
+      entry_plan(&d, what, path, text, 0, words);
+      run_case(&d, NULL, NULL, words, NULL);
+    }
+    kf_wisdom_forget();
+    drop_wisdom(path);
+  }
+}
+
 /* ---- the measured-plan choice "rows" (NHWC), through wisdom ----
    Whole centred rows (SAME, unit stride, 7 and 14 cols; 3x3 and 5x5; f32
-   and bf16; 19 channels: full vectors and a tail), each planned by
-   measuring, its entry rewritten to rows=0 (the sweep, the narrow or the
-   wide walker), 1 (the rule: the rows walker where there is no wide
-   walker) and 2 (the rows walker wherever the kernel has one), each with
-   llc 2^40 (cached data) and 1 (far data: the prefetching rows walker),
-   imported and run: all match the reference, and all but rows=0 with
-   llc=1 (the AVX2 prefetching walkers add their terms in another order)
-   match rows=0 with llc=2^40 bitwise. */
+   and bf16; 19 channels: full vectors and a tail), each entry rewritten
+   to rows=0 (the sweep, the narrow or the wide walker), 1 (the rule: the
+   rows walker where there is no wide walker) and 2 (the rows walker
+   wherever the kernel has one), each with llc 2^40 (cached data) and 1
+   (far data: the prefetching rows walker): all match the reference, and
+   all but rows=0 with llc=1 (the AVX2 prefetching walkers add their terms
+   in another order) match rows=0 with llc=2^40 bitwise. */
 static void test_rows_choice(void) {
   static const kf_dtype ts[2] = { KF_FLOAT, KF_BFLOAT16 };
   static const int64_t ws[2] = { 7, 14 }, ks[2] = { 3, 5 };
@@ -848,68 +883,28 @@ static void test_rows_choice(void) {
     for (wi = 0; wi < 2; wi++)
       for (ki = 0; ki < 2; ki++) {
         bcase d;
-        ref_dwbpf_conf rc;
-        kf_tensor_desc in[3];
-        kf_attrs at;
-        kf_plan p;
-        kf_error err;
-        kf_plan_options o;
-        char path[64], text[8192], ch[300], label[64], rlabel[32], what[320];
+        char path[64], text[8192], words[64], desc[280], what[320];
         void *out[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
-        FILE *f;
-        size_t len;
-        int fd;
         memset(&d, 0, sizeof d);
         d.T = ts[ti], d.n = 2, d.h = 9, d.w = ws[wi], d.c = 19, d.m = 1, d.kh = d.kw = ks[ki];
         d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-        describe(&d, what, sizeof what);
-        if (!th_case("test_dwbpf rows choice %s", what)) continue;
-        make_descs(&d, &rc, in);
-        make_attrs(&d, &at);
-        memset(&o, 0, sizeof o);
-        o.measure = KF_PLAN_MEASURE;
-        snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
-        fd = mkstemp(path);
-        if (!th_check(fd >= 0, "rows choice: a temporary file")) return;
-        close(fd);
-        kf_wisdom_forget();
-        if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
-                      "rows choice %s: measured and exported: %s", what, err.message)) {
-          drop_wisdom(path);
-          continue;
-        }
-        f = fopen(path, "rb");
-        len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-        if (f) fclose(f);
-        text[len] = 0;
+        describe(&d, desc, sizeof desc);
+        snprintf(what, sizeof what, "rows choice %s", desc);
+        if (!th_case("test_dwbpf %s", what)) continue;
+        if (!measured_entry(&d, what, path, sizeof path, text, sizeof text)) continue;
         for (v = 0; v < 6; v++) {
-          if (!th_check(set_word(text, sizeof text, "rows", v % 3) &&
-                            set_word(text, sizeof text, "llc", v < 3 ? 1LL << 40 : 1),
-                        "rows choice %s: the entry names rows and llc: %s", what, text))
+          long long llc = v < 3 ? 1LL << 40 : 1;
+          if (!th_check(set_word(text, sizeof text, "rows", v % 3) && set_word(text, sizeof text, "llc", llc),
+                        "%s: the entry names rows and llc: %s", what, text))
             break;
-          len = strlen(text);
-          f = fopen(path, "wb");
-          if (!th_check(f != NULL && fwrite(text, 1, len, f) == len, "rows choice: rewrite the entry")) {
-            if (f) fclose(f);
-            break;
-          }
-          fclose(f);
-          kf_wisdom_forget();
-          memset(&o, 0, sizeof o);
-          snprintf(label, sizeof label, " llc=%lld ", v < 3 ? 1LL << 40 : 1LL);
-          snprintf(rlabel, sizeof rlabel, " rows=%d ", v % 3);
-          if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
-                       "rows choice %s%s%s: import and plan: %s", what, label, rlabel, err.message))
-            th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL &&
-                         strstr(ch, rlabel) != NULL,
-                     "rows choice %s: the plan takes%s%s(%s)", what, label, rlabel, ch);
-          run_case(&d, NULL, NULL, label, &out[v]);
+          snprintf(words, sizeof words, "rows=%d llc=%lld", v % 3, llc);
+          entry_plan(&d, what, path, text, 0, words);
+          run_case(&d, NULL, NULL, words, &out[v]);
         }
         for (v = 1; v < 6; v++)
           if (v != 3 && out[0] && out[v])
             th_check(memcmp(out[0], out[v], (size_t)(d.kh * d.kw * d.c) * kf_dtype_size(d.T)) == 0,
-                     "rows choice %s: rows=0 llc=2^40 and rows=%d llc=%s bitwise equal", what, v % 3,
-                     v < 3 ? "2^40" : "1");
+                     "%s: rows=0 llc=2^40 and rows=%d llc=%s bitwise equal", what, v % 3, v < 3 ? "2^40" : "1");
         for (v = 0; v < 6; v++) free(out[v]);
         kf_wisdom_forget();
         drop_wisdom(path);
@@ -928,68 +923,30 @@ static void test_span_choice(void) {
   int si, li, s;
   for (s = 1; s <= 2; s++) {
     bcase d;
-    ref_dwbpf_conf rc;
-    kf_tensor_desc in[3];
-    kf_attrs at;
-    kf_plan p;
-    kf_error err;
-    kf_plan_options o;
-    char path[64], text[8192], ch[300], label[96];
-    FILE *f;
-    size_t len;
-    int fd;
+    char path[64], text[8192], words[64], what[32], label[96];
     memset(&d, 0, sizeof d);
     d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 13, d.c = 57, d.m = 1, d.kh = d.kw = 3;
     d.sh = d.sw = s, d.dh = d.dw = 1, d.pad = KF_SAME;
-    make_descs(&d, &rc, in);
-    make_attrs(&d, &at);
-    memset(&o, 0, sizeof o);
-    o.measure = KF_PLAN_MEASURE;
-    snprintf(path, sizeof path, "/tmp/kforge-test-dwbpf-XXXXXX");
-    fd = mkstemp(path);
-    if (!th_check(fd >= 0, "span choice: a temporary file")) return;
-    close(fd);
-    kf_wisdom_forget();
-    if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
-                  "span choice s%d: measured and exported: %s", s, err.message)) {
-      drop_wisdom(path);
-      continue;
-    }
-    f = fopen(path, "rb");
-    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[len] = 0;
+    snprintf(what, sizeof what, "span choice s%d", s);
+    if (!measured_entry(&d, what, path, sizeof path, text, sizeof text)) continue;
     for (si = 0; si < 3; si++)
       for (li = 0; li < 2; li++) {
         void *a = NULL, *b = NULL;
         kf_plan_options o3;
         if (!th_check(set_word(text, sizeof text, "span", spans[si]) && set_word(text, sizeof text, "llc", llcs[li]),
-                      "span choice s%d: the entry names span and llc: %s", s, text))
+                      "%s: the entry names span and llc: %s", what, text))
           break;
-        len = strlen(text);
-        f = fopen(path, "wb");
-        if (!th_check(f != NULL && fwrite(text, 1, len, f) == len && three_threads_too(f, text),
-                      "span choice: rewrite the entry")) {
-          if (f) fclose(f);
-          break;
-        }
-        fclose(f);
-        kf_wisdom_forget();
-        memset(&o, 0, sizeof o);
-        snprintf(label, sizeof label, "span=%lld", spans[si]);
-        if (th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
-                     "span choice s%d %s: import and plan: %s", s, label, err.message))
-          th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && strstr(kf_plan_choices(&p, ch, sizeof ch), label) != NULL,
-                   "span choice s%d: the plan takes %s (%s)", s, label, ch);
-        snprintf(label, sizeof label, "span=%lld llc=%lld threads=1", spans[si], llcs[li]);
+        snprintf(words, sizeof words, "span=%lld llc=%lld", spans[si], llcs[li]);
+        entry_plan(&d, what, path, text, 1, words);
+        snprintf(label, sizeof label, "%s threads=1", words);
         run_case(&d, NULL, NULL, label, &a);
         memset(&o3, 0, sizeof o3);
         o3.threads = &th_pool3;
-        snprintf(label, sizeof label, "span=%lld llc=%lld threads=3", spans[si], llcs[li]);
+        snprintf(label, sizeof label, "%s threads=3", words);
         run_case(&d, &o3, NULL, label, &b);
         if (a && b)
-          th_check(memcmp(a, b, (size_t)(9 * d.c) * sizeof(float)) == 0, "span choice s%d %s: bitwise equal for 1 and 3 threads",
-                   s, label);
+          th_check(memcmp(a, b, (size_t)(9 * d.c) * sizeof(float)) == 0, "%s %s: bitwise equal for 1 and 3 threads",
+                   what, words);
         free(a);
         free(b);
       }
