@@ -333,7 +333,7 @@ function M.ninja_fragment(paths, set_file, runtime_files)
   local objs = {}
   for _, p in ipairs(paths) do
     local obj = "$builddir/obj/" .. p:gsub("%.c$", ".o")
-    o[#o + 1] = string.format("build %s: cc $gen/%s\n", obj, p)
+    o[#o + 1] = string.format("build %s: kcc $gen/%s\n", obj, p)
     objs[#objs + 1] = obj
   end
   -- Ninja does not split variables into paths, so the archive edge is here.

@@ -41,13 +41,13 @@ HEADERS = [ROOT / "runtime" / "kforge.h", ROOT / "generated" / "kforge_ops.h", H
 
 
 def sources():
-    """The C files of libkforge.a (the cc edges of generated/sources.ninja), then the pool."""
+    """The C files of libkforge.a (the kcc and cc edges of generated/sources.ninja), then the pool."""
     ninja = ROOT / "generated" / "sources.ninja"
     if not ninja.exists():
         sys.exit("kforge: %s is missing: build from a kforge checkout (pip install ./python)" % ninja)
     out = []
     for line in ninja.read_text().splitlines():
-        m = re.match(r"build \S+\.o: cc (\S+)$", line)
+        m = re.match(r"build \S+\.o: k?cc (\S+)$", line)
         if m:
             out.append(m.group(1).replace("$gen", "generated"))
     out += sorted(str(p.relative_to(ROOT)) for p in (HERE / "src").glob("*.c"))

@@ -755,6 +755,7 @@ static int measured_entry(const bcase *d, const char *what, char *path, size_t p
   int fd;
   make_descs(d, &rc, in);
   make_attrs(d, &at);
+  memset(&err, 0, sizeof err); /* its message is printed on success too */
   memset(&o, 0, sizeof o);
   o.measure = KF_PLAN_MEASURE;
   snprintf(path, pn, "/tmp/kforge-test-dwbpf-XXXXXX");
@@ -824,6 +825,7 @@ static void entry_plan(const bcase *d, const char *what, const char *path, const
   if (!th_check(ok, "%s: rewrite the entry", what)) return;
   make_descs(d, &rc, in);
   make_attrs(d, &at);
+  memset(&err, 0, sizeof err);
   memset(&o, 0, sizeof o);
   kf_wisdom_forget();
   if (!th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,

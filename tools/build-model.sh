@@ -77,7 +77,7 @@ cat > "$out/host.ninja" <<EOF
 builddir = $h
 gen = $out/gen
 cc = clang
-target_cflags = -O2 -g
+target_cflags = -O2
 target_ldflags = -lm
 include ninja/model.ninja
 build $h/obj/model/kfg_model.o: cc $out/gen/kfg_model.c

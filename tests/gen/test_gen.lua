@@ -507,10 +507,10 @@ try("output: kfg_ops.c has the op, attr, axis and rule tables", function()
     and has(f, '{ "toy.x_rank", "x must be %d-dimensional" },'), f
 end)
 
-try("output: sources.ninja has one cc edge per .c file and the libkfg.a archive", function()
+try("output: sources.ninja has one kcc edge per kernel file and the libkfg.a archive", function()
   local f = toy_snap["sources.ninja"] or ""
-  local _, n = f:gsub("\nbuild %$builddir/obj/[%w_/]+%.o: cc %$gen/[%w_/]+%.c", "")
-  return n == 7 and has(f, "build $builddir/obj/toy/kfg_toy_f32_k1x1__scalar.o: cc $gen/toy/kfg_toy_f32_k1x1__scalar.c")
+  local _, n = f:gsub("\nbuild %$builddir/obj/[%w_/]+%.o: kcc %$gen/[%w_/]+%.c", "")
+  return n == 7 and has(f, "build $builddir/obj/toy/kfg_toy_f32_k1x1__scalar.o: kcc $gen/toy/kfg_toy_f32_k1x1__scalar.c")
     and has(f, "build $builddir/libkfg.a: ar ") and has(f, "from specs/sets/toy.lua"), f
 end)
 
