@@ -126,7 +126,7 @@ static void run_case(const layout_case *lc, kf_dtype T) {
       kf_tensor_desc in[6];
       kf_plan_options opt;
       kf_plan plan;
-      kf_error err;
+      kf_error err = {0};
       kf_status st;
       int64_t cd[1] = { C };
       size_t sb;

@@ -26,7 +26,7 @@ static void saw(const char *rule) {
 static void expect(kf_op op, const kf_attrs *a, const kf_tensor_desc *in, int n, kf_status st, const char *rule,
                    const char *text, const char *what) {
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   kf_status got;
   memset(&err, 0, sizeof err);
   err.rule = "";
@@ -155,7 +155,7 @@ static void bngrad_rules(void) {
 
 static void attr_rules(void) {
   kf_attrs a;
-  kf_error e;
+  kf_error e = {0};
   const kf_op V3 = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
   kf_attrs_init(V3, &a);
   th_check(fabsf(a.epsilon - 0.0001f) == 0.0f && a.is_training == 1 && a.data_format == KF_NHWC &&
@@ -222,7 +222,7 @@ static void api_misuse(void) {
   kf_tensor_desc in[6];
   kf_attrs a;
   kf_plan p, bad;
-  kf_error e;
+  kf_error e = {0};
   float buf[64] = { 0 }, scratch[256];
   const void *ins[5] = { buf, buf, buf, buf, buf };
   void *outs[5] = { buf, buf, buf, NULL, NULL };
@@ -296,7 +296,7 @@ static void llc_detection(void) {
     kf_tensor_desc in[6];
     int64_t d4[4] = { 1, 2, 2, 3 };
     kf_plan p;
-    kf_error e;
+    kf_error e = {0};
     size_t g;
     kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a);
     bn_inputs(in, KF_FLOAT, 4, d4, 3);
@@ -339,7 +339,7 @@ static void l1d_l2_detection(void) {
     kf_tensor_desc in[6];
     int64_t d4[4] = { 1, 2, 2, 3 };
     kf_plan p;
-    kf_error e;
+    kf_error e = {0};
     snprintf(keep, sizeof keep, "%s", env ? env : "");
     unsetenv(lv[l].var);
     got = kfi_cpu_cache_bytes(lv[l].which);
@@ -377,7 +377,7 @@ static void isa_selection(void) {
   kf_attrs a;
   kf_plan p;
   kf_plan_options o;
-  kf_error e;
+  kf_error e = {0};
   kf_status st;
   unsigned isas = kf_cpu_isas(), b;
   const char *env = getenv("KFORGE_ISA");
@@ -465,7 +465,7 @@ static void capped_selection(void) {
         kf_tensor_desc in[6];
         kf_attrs a;
         kf_plan p;
-        kf_error e;
+        kf_error e = {0};
         kf_status st;
         int32_t sizes[4];
         if (m == 0 && ts[t] == KF_DOUBLE) continue; /* batch norm: half, bfloat16, float */
@@ -530,7 +530,7 @@ static void forced_classification(void) {
   kf_attrs a;
   kf_plan p;
   kf_plan_options o;
-  kf_error e;
+  kf_error e = {0};
   th_forced got;
   const char *env = getenv("KFORGE_ISA");
   char cap[16];

@@ -132,7 +132,7 @@ static void run(const config *cf, const kf_plan_options *opt, const char *how) {
   kf_tensor_desc in[6];
   kf_attrs at;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   th_rng rng[1];
   char what[200];
@@ -377,7 +377,7 @@ static void check_in_place_threaded(void) {
             const char *name = th_kernel(k)->name;
             kf_plan_options opt;
             kf_plan plan;
-            kf_error err;
+            kf_error err = {0};
             void *dx, *outs[5], *scratch;
             float *ds, *dof;
             size_t scratch_n;
@@ -490,7 +490,7 @@ static void check_offsets(void) {
             const char *name = th_kernel(k)->name;
             kf_plan_options opt;
             kf_plan plan;
-            kf_error err;
+            kf_error err = {0};
             char *ref = NULL;
             if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) continue;
             memset(&opt, 0, sizeof opt);
@@ -637,7 +637,7 @@ static void check_columns(void) {
           char *ref = malloc(outn), *got = malloc(outn);
           kf_plan_options opt;
           kf_plan plan;
-          kf_error err;
+          kf_error err = {0};
           if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) { free(ref); free(got); continue; }
           memset(&opt, 0, sizeof opt);
           opt.kernel = name;
@@ -751,7 +751,7 @@ static void check_channel_blocks(void) {
         char *ref = malloc(outn), *got = malloc(outn);
         kf_plan_options opt;
         kf_plan plan;
-        kf_error err;
+        kf_error err = {0};
         if (th_kernel(k)->generic || !th_case("test_bngrad %s %s", what, name)) { free(ref); free(got); continue; }
         memset(&opt, 0, sizeof opt);
         opt.kernel = name;
@@ -837,7 +837,7 @@ static void check_single_position(void) {
   float x[3] = { 0.5f, -1.25f, 2.0f }, dy[3] = { 0.3f, -0.7f, 1.1f }, scale[3] = { 1, 2, 3 };
   float var[3] = { 0, 0, 0 }, dx[3], ds[3], dof[3];
   kf_attrs at;
-  kf_error err;
+  kf_error err = {0};
   kf_tensor_desc d;
   int64_t dims[4] = { 1, 1, 1, 3 };
   char scratch[1024]; /* the kernels pad their coefficient arrays by a vector */

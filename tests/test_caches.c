@@ -67,7 +67,7 @@ static void bn_case(int k, const cpu_desc *cpu, const bn_shape *sh, kf_data_form
   kf_tensor_desc in[6];
   kf_plan_options opt;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   void *dy, *x;
   float scale[512], mean[512], var[512], ds[2][512], dof[2][512];
   double *rdy, *rx, *rdx, rsc[512], rm[512], rv[512], rds[512], rdo[512];
@@ -196,7 +196,7 @@ static void dw_run(int k, const cpu_desc *cpu, const dw_case *dc) {
   kf_attrs a;
   kf_plan plan;
   kf_plan_options opt;
-  kf_error err;
+  kf_error err = {0};
   char buf[64], what[200];
   void *f, *g;
   double *rf, *rg, *rdx;
@@ -304,7 +304,7 @@ static int64_t bn_stream(kf_error *err) {
 
 /* The kernel the rule plans for a float training NHWC batch norm of n x 8 x 8 x c. */
 static const char *bn_kernel(int64_t n, int64_t c, kf_plan *plan) {
-  kf_error err;
+  kf_error err = {0};
   return bn_plan(n, 8, c, plan, &err) == KF_OK ? kf_plan_kernel_name(plan) : "(no plan)";
 }
 
@@ -336,7 +336,7 @@ static void bn_isa_rule(void) {
 }
 
 static void *plan_in_thread(void *arg) {
-  kf_error err;
+  kf_error err = {0};
   *(int64_t *)arg = bn_stream(&err);
   return NULL;
 }
@@ -359,7 +359,7 @@ static void stream_threshold(void) {
   double tp, ts, tn, cost;
   int64_t got, t[3];
   pthread_t th[3];
-  kf_error err;
+  kf_error err = {0};
   size_t i;
   int v, status = -1;
   pid_t child;

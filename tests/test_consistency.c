@@ -84,7 +84,7 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
                   bn_out *o, int threaded, const char *what) {
   kf_plan_options opt;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[5];
@@ -323,7 +323,7 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
                   int threaded, const char *what) {
   kf_plan_options opt;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[1];

@@ -210,7 +210,7 @@ static int run_case(const bcase *d, const kf_plan_options *opt, const char *want
   kf_tensor_desc in[3];
   kf_attrs at;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   char what[320];
   int64_t nx, ng, nf, i;
@@ -674,7 +674,7 @@ static void test_row_end_infinity(void) {
           kf_tensor_desc in[3];
           kf_plan p;
           kf_plan_options o;
-          kf_error err;
+          kf_error err = {0};
           float *x = malloc((size_t)ne * sizeof *x), *g = malloc((size_t)ne * sizeof *g), out[9 * 19];
           const void *ins[3];
           void *outs[1], *scratch = NULL;
@@ -748,14 +748,13 @@ static int measured_entry(const bcase *d, const char *what, char *path, size_t p
   kf_tensor_desc in[3];
   kf_attrs at;
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   kf_plan_options o;
   FILE *f;
   size_t len;
   int fd;
   make_descs(d, &rc, in);
   make_attrs(d, &at);
-  memset(&err, 0, sizeof err); /* its message is printed on success too */
   memset(&o, 0, sizeof o);
   o.measure = KF_PLAN_MEASURE;
   snprintf(path, pn, "/tmp/kforge-test-dwbpf-XXXXXX");
@@ -814,7 +813,7 @@ static void entry_plan(const bcase *d, const char *what, const char *path, const
   kf_tensor_desc in[3];
   kf_attrs at;
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   kf_plan_options o;
   char ch[300], padded[304], word[40];
   const char *w, *e;
@@ -825,7 +824,6 @@ static void entry_plan(const bcase *d, const char *what, const char *path, const
   if (!th_check(ok, "%s: rewrite the entry", what)) return;
   make_descs(d, &rc, in);
   make_attrs(d, &at);
-  memset(&err, 0, sizeof err);
   memset(&o, 0, sizeof o);
   kf_wisdom_forget();
   if (!th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
@@ -976,7 +974,7 @@ static void test_span_rule(void) {
     kf_tensor_desc in[3];
     kf_attrs at;
     kf_plan p;
-    kf_error err;
+    kf_error err = {0};
     kf_plan_options o;
     char ch[300];
     memset(&d, 0, sizeof d);
@@ -1017,7 +1015,7 @@ static int ncovered;
 static void expect(const char *label, const kf_attrs *at, const kf_tensor_desc *in, kf_status want_st,
                    const char *want_rule, const char *want_msg) {
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   memset(&err, 0, sizeof err);
   err.rule = "";

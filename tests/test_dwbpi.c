@@ -189,7 +189,7 @@ static int run_case(const dcase *d, const kf_plan_options *opt, const char *want
   kf_tensor_desc in[3];
   kf_attrs at;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   char what[300];
   int64_t nf, ng, nx, i;
@@ -657,7 +657,7 @@ static void test_api(void) {
   ref_dwbpi_conf rc;
   kf_tensor_desc in[3];
   kf_attrs at;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   kf_plan plan;
   kf_plan_options opt = { NULL, 0, 0, NULL, 0, NULL, 0 };
@@ -735,7 +735,7 @@ static int ncovered;
 static void expect(const char *label, const kf_attrs *at, const kf_tensor_desc *in, kf_status want_st,
                    const char *want_rule, const char *want_msg) {
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   memset(&err, 0, sizeof err);
   err.rule = "";

@@ -53,7 +53,7 @@ static void pthreadpool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
 static int run_and_compare(const kf_threads *threads) {
   kf_plan plan;
   kf_plan_options opt;
-  kf_error err;
+  kf_error err = {0};
   static float dx[ELEMS], ds[C], doff[C];
   const void *in[5] = { dy, x, scale, mean, var };
   void *out[5] = { dx, ds, doff, NULL, NULL };
@@ -95,7 +95,7 @@ static void setup(void) {
   }
   {
     kf_plan plan;
-    kf_error err;
+    kf_error err = {0};
     const void *in[5] = { dy, x, scale, mean, var };
     void *out[5] = { want_dx, want_ds, want_do, NULL, NULL };
     static unsigned char scratch[1 << 20];

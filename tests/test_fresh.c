@@ -81,7 +81,7 @@ static void *alloc64(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64 + 6
 
 /* Runs plan p on inputs in; outputs into fresh buffers out[] (caller frees). */
 static int run(const call *k, const kf_plan *p, void *const *in, void **out) {
-  kf_error err;
+  kf_error err = {0};
   size_t sb = kf_plan_scratch_bytes(p);
   void *scratch = sb ? alloc64(sb) : NULL;
   int i, ok;
@@ -95,7 +95,7 @@ static int run(const call *k, const kf_plan *p, void *const *in, void **out) {
 static void check_call(call *k, const char *what) {
   kf_plan_options none, fresh, fresh_rule;
   kf_plan pn, p0, pf, pr, pa, pv;
-  kf_error err;
+  kf_error err = {0};
   kfi_caches c;
   int64_t warm;
   void *in[6] = { 0 }, *o0[5] = { 0 }, *of[5] = { 0 }, *oa[5] = { 0 }, *ov[5] = { 0 };
@@ -196,7 +196,7 @@ static void filter_call(call *k, int64_t n, int64_t hw, int64_t c, int stride, i
 static void check_filter(call *k, const char *what, int cold) {
   kf_plan_options fresh;
   kf_plan p0, pf;
-  kf_error err;
+  kf_error err = {0};
   void *in[3] = { 0 }, *o0[1] = { 0 }, *of[1] = { 0 };
   th_rng r;
   int i, j;

@@ -84,7 +84,7 @@ static void call_key(void) {
   kf_plan plan;
   kf_plan_options o;
   kf_kernel_info key, kern, key2;
-  kf_error e;
+  kf_error e = {0};
   const int32_t sizes[4] = { 2, 9, 7, 5 };
   int idx, j;
   kf_attrs_init(op, &a);
@@ -143,7 +143,7 @@ static void run_op(void) {
   kf_tensor_desc in[6];
   kf_attrs a;
   kf_plan plan;
-  kf_error e;
+  kf_error e = {0};
   int i;
   for (i = 0; i < 8; i++) { dy[i] = (float)(i % 3) - 0.5f; x[i] = (float)i * 0.25f; }
   kf_attrs_init(op, &a);

@@ -45,7 +45,7 @@ static void bn_one(kf_op op, kf_dtype t, kf_data_format fmt, int rank, const int
   kf_attrs a;
   kf_plan plan;
   kf_plan_options opt;
-  kf_error err;
+  kf_error err = {0};
   const void *ins[6];
   void *outs[5];
   void *dy, *x, *dx, *scratch;
@@ -185,7 +185,7 @@ static void dw_one(kf_dtype t, int nchw, int same, int64_t k, int64_t s, int64_t
   kf_attrs a;
   kf_plan plan;
   kf_plan_options opt;
-  kf_error err;
+  kf_error err = {0};
   const void *ins[3];
   void *outs[1];
   void *f, *g, *dx, *scratch;

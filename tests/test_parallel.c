@@ -48,7 +48,7 @@ static void one(const char *kname, kf_dtype T, kf_data_format fmt, int training,
   kf_tensor_desc in[6];
   kf_plan_options opt;
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_threads th;
   kf_status st;
   void *dy, *x, *dx[6];

@@ -68,7 +68,7 @@ static int one(const char *name, const conf *k, pthreadpool_t pools[5], int64_t 
   kf_plan plan;
   kf_plan_options opt;
   kf_threads th;
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   char buf[64];
   void *f, *g, *want, *got, *scratch;

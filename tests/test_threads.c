@@ -115,7 +115,7 @@ static kf_op op_of(const job *j) {
 static int run_job(const job *j, void **out, size_t *bytes, int *nout) {
   kf_plan plan;
   kf_plan_options opt;
-  kf_error err;
+  kf_error err = {0};
   void *scratch = NULL;
   size_t sb;
   int i, k;

@@ -38,7 +38,7 @@ typedef struct call {
 } call;
 
 static void set(kf_op op, kf_attrs *a, const char *name, const char *v) {
-  kf_error err;
+  kf_error err = {0};
   if (kf_attrs_set(op, a, name, v, &err) != KF_OK) th_check(0, "attr %s=%s: %s", name, v, err.message);
 }
 
@@ -185,7 +185,7 @@ static kf_status plan_on3(const call *k, kf_plan *p, kf_error *err) {
 
 /* Runs the plan and compares with the reference: 1 when within tolerance. */
 static int run_ok(const call *k, const kf_plan *p, const char *what) {
-  kf_error err;
+  kf_error err = {0};
   void *outs[5] = { k->out[0], k->out[1], k->out[2], NULL, NULL };
   size_t sb = kf_plan_scratch_bytes(p);
   void *scratch = sb ? malloc(sb) : NULL;
@@ -259,7 +259,7 @@ static int entry_of(const char *path, char *head, size_t n) {
 
 static void rule_by_default(call *k, const char *what) {
   kf_plan p, q;
-  kf_error err;
+  kf_error err = {0};
   char a[300], b[300];
   unsetenv("KFORGE_PLAN");
   kf_wisdom_forget();
@@ -271,7 +271,7 @@ static void rule_by_default(call *k, const char *what) {
 /* Measure (C API), reuse from memory, export, forget, import, reuse. */
 static void measured_round_trip(call *k, const char *what, const char *file) {
   kf_plan p, q;
-  kf_error err;
+  kf_error err = {0};
   char a[300], b[300], path[512];
   path_of(path, sizeof path, file);
   kf_wisdom_forget();
@@ -309,7 +309,7 @@ static int choice_words(int family, char words[][48], int max) {
    count, whatever its choices. */
 static void same_on3(call *k, const kf_plan *p3, const char *what) {
   void *one[3] = { NULL, NULL, NULL };
-  kf_error err;
+  kf_error err = {0};
   int i, same = 1;
   for (i = 0; i < 3 && k->out[i]; i++) {
     one[i] = malloc(k->nout[i] * sizeof(float));
@@ -335,7 +335,7 @@ static void same_on3(call *k, const kf_plan *p3, const char *what) {
 static void every_variant(call *k, int family_id, const char *family, const char *what, const char *file) {
   char head[2048], head3[2048], text[4096], path[512], ch[300], words[KFI_MAX_CHOICES * KFI_CHOICE_VALUES + 1][48];
   kf_plan p, r, rule;
-  kf_error err;
+  kf_error err = {0};
   kf_kernel_info key;
   int i, v, nv = choice_words(family_id, words, (int)(sizeof words / sizeof words[0])), used = 0, others = 0, fitting = 0;
   path_of(path, sizeof path, file);
@@ -399,7 +399,7 @@ static void every_variant(call *k, int family_id, const char *family, const char
 static void foreign_stale_corrupt(call *k) {
   char head[2048], text[4096], path[512], *f;
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   path_of(path, sizeof path, "keys.wisdom");
   kf_wisdom_forget();
   if (plan(k, &p, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK || !entry_of(path, head, sizeof head)) {
@@ -449,7 +449,7 @@ static void foreign_stale_corrupt(call *k) {
 static void env_mode(call *k) {
   char path[512], text[8192];
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   path_of(path, sizeof path, "env.wisdom");
   unlink(path);
   setenv("KFORGE_PLAN", "measure", 1);
@@ -473,7 +473,7 @@ static void env_mode(call *k) {
 static void caller_buffers(call *k) {
   kf_plan_options o;
   kf_plan p;
-  kf_error err;
+  kf_error err = {0};
   const void *bufs[11]; /* 6 inputs, 5 outputs */
   unsigned char *raw = malloc(1 << 12);
   int i;
@@ -497,7 +497,7 @@ static void caller_buffers(call *k) {
 static void cold_mode(call *k, const char *what) {
   kf_plan_options o;
   kf_plan p, q;
-  kf_error err;
+  kf_error err = {0};
   char a[300], b[300];
   const void *bufs[11]; /* bngrad's 6 inputs and 5 outputs; dwbpi uses 4 */
   unsigned char *raw = malloc(1 << 12);
@@ -548,7 +548,7 @@ static void two_writers(void) {
       for (i = 0; i < 6; i++) {
         call k;
         kf_plan p;
-        kf_error err;
+        kf_error err = {0};
         bn_call(&k, 1, 2 + i, 8 + 8 * w, 0);
         bad |= plan(&k, &p, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK;
         free_call(&k);

@@ -88,7 +88,7 @@ static void check_err(kf_status st, const kf_error *err) {
 }
 
 static void set_attr(kf_op op, kf_attrs *a, const char *name, const char *value) {
-  kf_error err;
+  kf_error err = {0};
   kf_status st;
   memset(&err, 0, sizeof err);
   st = kf_attrs_set(op, a, name, value, &err);
@@ -106,7 +106,7 @@ static void fuzz_attrs(rd *r, kf_op op, kf_attrs *a) {
     if (m & 2) snprintf(value, sizeof value, "%s", attr_values[u8(r) % NVALUES]);
     else str(r, value, sizeof value);
     if ((m & 0x1c) == 0x1c) { /* NULL pointers and invalid ops */
-      kf_error err;
+      kf_error err = {0};
       kf_status st = kf_attrs_set(op, a, (m & 0x20) ? NULL : name, (m & 0x40) ? NULL : value, &err);
       check_err(st, &err);
       (void)kf_attrs_set(op, (m & 0x80) ? NULL : a, name, value, NULL);
@@ -374,7 +374,7 @@ static void fail_prop(const char *what, kf_op op) {
 /* Plans and, when that succeeds, executes with exact buffers. */
 static void plan_and_run(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_desc *in, int nin) {
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   kf_plan_options opt;
   void *ins[8] = { 0 }, *outs[8] = { 0 }, *outs2[8] = { 0 }, *scratch = NULL;
   size_t inb[8] = { 0 }, outb[8] = { 0 }, sb;
@@ -471,7 +471,7 @@ done:
 /* The typed entry points, on the same descriptors. */
 static void typed(rd *r, kf_op op, const kf_attrs *a, const kf_tensor_desc *in, const int32_t *host) {
   kf_plan plan;
-  kf_error err;
+  kf_error err = {0};
   int ok, i;
   memset(&err, 0, sizeof err);
   if (op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT) {

@@ -38,7 +38,7 @@ static const char *key_of(const kf_kernel_info *k, const char *axis) {
 }
 
 int main(void) {
-  kf_error err;
+  kf_error err = {0};
   kf_plan p;
   kf_kernel_info k;
   int i, j, generic = 0, special = 0, one_each = 1, fams = 0;
