@@ -33,7 +33,7 @@ typedef struct bench_stats {
   double median_ms, min_ms;
 } bench_stats;
 
-/* A PyTorch timing read from the results file of bench/bench_torch.py. */
+/* A PyTorch timing read from a results file (bench/torch_timing.py OUT). */
 typedef struct bench_ext {
   char key[96];        /* e.g. "bngrad f32 nhwc 8x112x112x64" (op-defined) */
   int threads;         /* 1 or all */
@@ -48,7 +48,9 @@ typedef struct bench_ctx {
   /* 1-thread and all-thread bandwidth, GB/s (1e9 B/s), STREAM counting */
   double bw_read1, bw_triad1, bw_copy1, bw_copynt1;
   double bw_readN, bw_triadN, bw_copyN, bw_copyntN;
-  /* PyTorch results (bench/bench_torch.py), possibly none */
+  /* PyTorch: servers asked row by row (torch_serve), else the results of
+     --torch FILE, possibly none */
+  int torch_serve;
   int num_ext;
   bench_ext *ext;
   FILE *out;                   /* stdout */
@@ -69,8 +71,17 @@ void bench_pin_single(void);
 void bench_pin_all(void);
 
 /* The PyTorch median for key at threads (1 or ctx->all_threads), or a
-   negative value if bench_torch.py did not produce it. */
+   negative value if PyTorch did not time it: asked of the servers now
+   (bench_torch_serve.c), or read from --torch FILE. */
 double bench_ext_ms(const bench_ctx *ctx, const char *key, int threads);
+
+/* PyTorch servers (bench/torch_timing.py --serve, bench/bench_torch_serve.c):
+   init learns each script's key prefix (returns how many answered); ms
+   times key at threads now, ctx->reps calls (negative: not timed); close
+   stops them and prints what PyTorch could not time. */
+int bench_torch_serve_init(const char *py, const char *const *scripts, int n);
+double bench_torch_serve_ms(const bench_ctx *ctx, const char *key, int threads);
+void bench_torch_serve_close(const bench_ctx *ctx);
 
 /* 1: this case should run (ctx->filter is NULL or a substring of name). */
 int bench_selected(const bench_ctx *ctx, const char *name);

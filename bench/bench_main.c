@@ -2,9 +2,11 @@
 ** bench_main.c -- kforge's benchmark driver (`ninja bench`): measures the
 ** machine's memory bandwidth (STREAM-style) in the same run, then calls each
 ** op family's benchmark (bench_<family>, listed by the generated kfg_bench.h), which time kforge against
-** oneDNN (same process) and PyTorch (bench/bench_torch.py's results file).
+** oneDNN (same process) and PyTorch (the op families' scripts run as
+** servers and asked row by row, or a results file of theirs).
 **
 **   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
+**                            [--torch-py PY --torch-script FILE...]
 **                            [--torch FILE] [--no-stream] [--offset BYTES]
 **                            [--pool-spin]
 */
@@ -101,6 +103,7 @@ void bench_pin_all(void) {
 
 double bench_ext_ms(const bench_ctx *ctx, const char *key, int threads) {
   int i;
+  if (ctx->torch_serve) return bench_torch_serve_ms(ctx, key, threads);
   for (i = 0; i < ctx->num_ext; i++)
     if (ctx->ext[i].threads == threads && strcmp(ctx->ext[i].key, key) == 0) return ctx->ext[i].median_ms;
   return -1.0;
@@ -332,7 +335,7 @@ static void read_ext(bench_ctx *ctx, const char *path) {
     if (line[0] == '#' || !bar) continue;
     *bar = 0;
     memset(&e, 0, sizeof e);
-    snprintf(e.key, sizeof e.key, "%s", line);
+    snprintf(e.key, sizeof e.key, "%.95s", line);
     if (sscanf(bar + 1, "%d %lf", &e.threads, &e.median_ms) != 2) continue;
     if (ctx->num_ext == cap) {
       cap = cap ? 2 * cap : 64;
@@ -348,8 +351,8 @@ int main(int argc, char **argv) {
   bench_ctx ctx;
   kf_threads threads;
   pthreadpool_t pool;
-  const char *torch = "build/bench/torch_results.txt";
-  int i, do_stream = 1;
+  const char *torch = "build/bench/torch_results.txt", *torch_py = NULL, *scripts[8];
+  int i, do_stream = 1, nscripts = 0;
   long off = 0;
   memset(&ctx, 0, sizeof ctx);
   ctx.reps = 21;
@@ -360,12 +363,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) ctx.warmup = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
     else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
+    else if (!strcmp(argv[i], "--torch-py") && i + 1 < argc) torch_py = argv[++i];
+    else if (!strcmp(argv[i], "--torch-script") && i + 1 < argc && nscripts < 8) scripts[nscripts++] = argv[++i];
     else if (!strcmp(argv[i], "--no-stream")) do_stream = 0;
     else if (!strcmp(argv[i], "--pool-spin")) g_pool_flags = 0;
     else if (!strcmp(argv[i], "--offset") && i + 1 < argc && (off = atol(argv[++i])) >= 0 && off < 4096 && off % 16 == 0) {}
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream] "
-                      "[--offset BYTES] [--pool-spin]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch-py PY --torch-script FILE...] "
+                      "[--torch FILE] [--no-stream] [--offset BYTES] [--pool-spin]\n"
+                      "  --torch-py, --torch-script: PyTorch timed row by row, each row right after kforge's, by these "
+                      "scripts (bench/torch_timing.py --serve) under PY\n"
+                      "  --torch: PyTorch's timings read from FILE instead (bench/torch_timing.py OUT)\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
                       "a multiple of 16 below 4096 (default 0; numpy and malloc give 16)\n"
                       "  --pool-spin: the all-thread pool's workers spin between calls instead of sleeping\n", argv[0]);
       return 2;
@@ -414,11 +422,18 @@ int main(int argc, char **argv) {
                  ctx.bw_copy1, ctx.bw_triad1, ctx.bw_read1, ctx.bw_copynt1, ctx.all_threads, ctx.bw_copyN,
                  ctx.bw_triadN, ctx.bw_readN, ctx.bw_copyntN);
   }
-  read_ext(&ctx, torch);
+  if (torch_py && nscripts > 0) {
+    ctx.torch_serve = bench_torch_serve_init(torch_py, scripts, nscripts) > 0;
+    bench_printf(&ctx, ctx.torch_serve ? "PyTorch: timed row by row, right after kforge (%s --serve)\n\n"
+                                       : "(no PyTorch: %s --prefix gave nothing)\n\n", scripts[0]);
+  } else {
+    read_ext(&ctx, torch);
+  }
   alloc_off = (size_t)off; /* the cases' buffers (the bandwidth arrays above start on the boundary) */
 #define KFG_BENCH(f) bench_##f(&ctx);
 #include "kfg_bench.h"
 #undef KFG_BENCH
+  if (ctx.torch_serve) bench_torch_serve_close(&ctx);
   pthreadpool_destroy(pool);
   free(ctx.ext);
   return 0;

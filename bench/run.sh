@@ -1,7 +1,8 @@
 #!/bin/sh
-# `ninja bench`: PyTorch timings (if /usr/bin/python3 has torch), then the
-# kforge benchmark, which reads them. BENCH_ARGS passes options to both
-# (e.g. BENCH_ARGS="--reps 11"); BENCH_FILTER selects cases; PYTHON names the
+# `ninja bench`: the kforge benchmark, which asks the op families' PyTorch
+# scripts (if /usr/bin/python3 has torch) for each row's timing right after
+# kforge's (bench/torch_timing.py). BENCH_ARGS passes options to kforge_bench
+# (e.g. BENCH_ARGS="--reps 11", which PyTorch follows); BENCH_FILTER selects cases; PYTHON names the
 # interpreter that has torch (Debian's /usr/bin/python3 by default).
 set -e
 py=${PYTHON:-/usr/bin/python3}
@@ -21,19 +22,17 @@ filter=${BENCH_FILTER:-}
 section() {
   name=$1
   echo "==== $name ===="
+  set --
   if "$py" -c 'import torch' 2>/dev/null; then
-    echo "PyTorch $("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)} timings (bench/bench_torch.py) ..."
-    rm -f "$b/bench/torch_results.txt" # each script appends to it
-    for pyf in $pys; do
-      "$py" "$pyf" "$b/bench/torch_results.txt" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
-    done
+    echo "PyTorch $("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)${ATEN_CPU_CAPABILITY:+ (ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY)}: its scripts serve kforge_bench row by row"
+    set -- --torch-py "$py"
+    for pyf in $pys; do set -- "$@" --torch-script "$pyf"; done
   else
     echo "(PyTorch not found: $py -c 'import torch' failed; torch columns empty)"
-    rm -f "$b/bench/torch_results.txt"
+    set -- --torch /dev/null
   fi
   # oneDNN's OpenMP threads must not spin while kforge's pool runs
-  OMP_WAIT_POLICY=passive "$b/bench/kforge_bench" --torch "$b/bench/torch_results.txt" \
-    ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
+  OMP_WAIT_POLICY=passive "$b/bench/kforge_bench" "$@" ${filter:+--filter "$filter"} ${BENCH_ARGS:-}
 }
 
 if grep -qw avx512f /proc/cpuinfo 2>/dev/null && [ -z "${KFORGE_ISA:-}" ]; then

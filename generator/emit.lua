@@ -363,7 +363,7 @@ function M.bench_fragment(families, specs)
     end
     for _, p in ipairs(src.bench_py or {}) do py[#py + 1] = p end
   end
-  o[#o + 1] = "build $bb/kforge_bench: bench_link $bb/bench_main.o " .. table.concat(objs, " ") ..
+  o[#o + 1] = "build $bb/kforge_bench: bench_link $bb/bench_main.o $bb/bench_torch_serve.o " .. table.concat(objs, " ") ..
     " $builddir/libkforge.a\n"
   -- $bench_py is the scripts' command-line list; as a path a variable stays one
   -- path (spaces and all), so the run edge depends on them through a phony.

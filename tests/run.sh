@@ -150,6 +150,8 @@ touch "$LOGDIR/built" # even if it failed: the lanes waiting on it then fail too
 # `ninja bench` needs libdnnl and a quiet machine, so it is not run here; its
 # graph is checked (a dry run) so that it stays buildable.
 run_suite bench-graph build -n bench
+# the bench's PyTorch servers (bench/bench_torch_serve.c): scripted and real
+run_suite bench-serve sh tests/bench/test_serve.sh
 c_tests build
 # The kernel tests again with the ISAs capped, as on a CPU without AVX-512
 # and on one without AVX2 (test_api checks that default selection then picks
