@@ -2,8 +2,8 @@
 ** bench_torch_serve.c -- PyTorch's timings row by row: the bench's PyTorch
 ** scripts (bench/torch_timing.py) run as servers that kforge_bench asks for
 ** each row right after timing kforge's, so that a drifting load (other
-** tenants of a shared host) falls on both alike. Timed minutes apart, the
-** same row moved by up to 16% between the libraries on one host.
+** tenants of a shared host) falls on both alike (docs/performance.md,
+** "Timing rules").
 **
 ** One server per (family, threads, dispatch), started on the family's first
 ** row and stopped when the next family starts: 1-thread servers pinned to
