@@ -7,7 +7,7 @@
 **
 ** One server per (family, threads, dispatch), started on the family's first
 ** row and stopped when the next family starts: 1-thread servers pinned to
-** CPU 0 (taskset, as kforge pins itself), all-thread servers unpinned; on an
+** CPU 0 and all-thread ones to CPUs 0..N-1 (taskset, as kforge pins itself); on an
 ** AVX-512 CPU a second server of each with ATEN_CPU_CAPABILITY=avx512 (Debian's
 ** PyTorch dispatches AVX2 by default), the faster median kept, unless the
 ** caller set ATEN_CPU_CAPABILITY (the bench's AVX2 section).
