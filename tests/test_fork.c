@@ -13,7 +13,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <pthreadpool.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -108,11 +111,16 @@ static void setup(void) {
 
 enum child_job { USE_INHERITED, USE_NONE, USE_NEW_PTHREADPOOL, USE_NEW_KFPY_POOL, EXIT_DESTROYING };
 
+/* How the last child ended, for the failure messages: "exit 3" (a wrong
+   result), "signal 14" (SIGALRM: it hung), ... */
+static char g_how[64];
+
 /* Forks; the child does job on pool (the parent's) and exits 0 when all its
    results are right; 1 when the child exited 0 in time. */
 static int in_child(enum child_job job, kfpy_pool *pool) {
   int status = 0;
   pid_t pid = fork();
+  snprintf(g_how, sizeof g_how, "fork failed");
   if (pid < 0) return 0;
   if (pid == 0) {
     int ok = 1;
@@ -140,18 +148,23 @@ static int in_child(enum child_job job, kfpy_pool *pool) {
     _exit(ok ? 0 : 3);
   }
   if (waitpid(pid, &status, 0) != pid) return 0;
+  if (WIFEXITED(status)) snprintf(g_how, sizeof g_how, "exit %d", WEXITSTATUS(status));
+  else if (WIFSIGNALED(status)) snprintf(g_how, sizeof g_how, "signal %d", WTERMSIG(status));
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 typedef struct busy_arg {
   kfpy_pool *pool;
-  volatile int stop;
+  atomic_int stop, runs;
   int ok;
 } busy_arg;
 
 static void *busy_main(void *p) {
   busy_arg *b = p;
-  while (!b->stop) b->ok &= run_and_compare(kfpy_pool_threads(b->pool));
+  while (!atomic_load(&b->stop)) {
+    b->ok &= run_and_compare(kfpy_pool_threads(b->pool));
+    atomic_fetch_add(&b->runs, 1);
+  }
   return NULL;
 }
 
@@ -172,8 +185,8 @@ int main(void) {
                "parent, %d threads, before fork (jobs of up to %zu tasks)", threads, g_max_tasks);
     }
     for (job = USE_INHERITED; job <= EXIT_DESTROYING; job++)
-      th_check(in_child((enum child_job)job, pool), "child (parent pool of %d threads): %s, exits in time",
-               threads, names[job]);
+      th_check(in_child((enum child_job)job, pool), "child (parent pool of %d threads): %s, exits in time (%s)",
+               threads, names[job], g_how);
     th_check(run_and_compare(kfpy_pool_threads(pool)), "parent, %d threads, after the forks", threads);
     kfpy_pool_destroy(pool);
   }
@@ -182,14 +195,26 @@ int main(void) {
     busy_arg b;
     pthread_t th;
     int forks_ok = 1;
+    char how[64] = "";
     b.pool = kfpy_pool_create(2);
-    b.stop = 0;
+    atomic_init(&b.stop, 0);
+    atomic_init(&b.runs, 0);
     b.ok = 1;
     if (th_check(b.pool && pthread_create(&th, NULL, busy_main, &b) == 0, "busy thread started")) {
-      for (i = 0; i < 20; i++) forks_ok &= in_child(i % 2 ? USE_INHERITED : EXIT_DESTROYING, b.pool);
-      b.stop = 1;
+      /* Fork only once the busy thread has finished a job: a thread still
+         starting up may hold the sanitizers' thread registry lock (libasan
+         before LLVM 18 does not take it around fork), and a child's
+         pthread_create would then wait on it forever. */
+      while (atomic_load(&b.runs) == 0) sched_yield();
+      for (i = 0; i < 20; i++)
+        if (!in_child(i % 2 ? USE_INHERITED : EXIT_DESTROYING, b.pool) && forks_ok) {
+          forks_ok = 0;
+          snprintf(how, sizeof how, "fork %d: %s", i, g_how);
+        }
+      atomic_store(&b.stop, 1);
       pthread_join(th, NULL);
-      th_check(forks_ok, "20 forks while another thread runs jobs on the pool: children in time and right");
+      th_check(forks_ok, "20 forks while another thread runs jobs on the pool: children in time and right%s%s",
+               forks_ok ? "" : "; the first failed: ", how);
       th_check(b.ok, "the busy thread's results stayed right");
     }
     kfpy_pool_destroy(b.pool);
