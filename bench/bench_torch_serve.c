@@ -59,7 +59,7 @@ static void note(const char *fmt, const char *a, const char *b) {
 
 static int cpu_has_avx512(void) {
   FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[4096];
+  char line[16384]; /* the flags line whole */
   int yes = 0;
   while (f && !yes && fgets(line, sizeof line, f))
     if (!strncmp(line, "flags", 5) && strstr(line, " avx512f")) yes = 1;
