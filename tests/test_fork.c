@@ -195,7 +195,7 @@ int main(void) {
     busy_arg b;
     pthread_t th;
     int forks_ok = 1;
-    char how[64] = "";
+    char how[96] = ""; /* "fork NN: " and g_how */
     b.pool = kfpy_pool_create(2);
     atomic_init(&b.stop, 0);
     atomic_init(&b.runs, 0);
