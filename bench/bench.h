@@ -42,6 +42,7 @@ typedef struct bench_ext {
 
 typedef struct bench_ctx {
   int reps, warmup;            /* timed calls per measurement, untimed before */
+  int rounds;                  /* a row's series timed in this many rounds (bench_time_row) */
   int all_threads;             /* number of CPUs (the "all cores" runs) */
   const kf_threads *pool;      /* a kf_threads over all_threads workers (pthreadpool) */
   const char *filter;          /* run only cases whose name contains this (NULL = all) */
@@ -119,6 +120,23 @@ void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char 
    absolute deviation of the two series. */
 void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void *b, bench_stats *sa, bench_stats *sb,
                      double *noise);
+
+/* One row's timings: kforge's rule plan and measured plan alternating
+   (bench_time_pair) and oneDNN at 1 thread, pinned; kforge and oneDNN at
+   all threads; PyTorch at both (bench_ext_ms). The reps are split into
+   ctx->rounds rounds, each running every series in that order after its own
+   warm-ups, so that a change of the host's load during a row (other
+   tenants come and go within seconds on these VMs) falls on every library
+   alike; each figure is the median of its rounds' medians (minimum: the
+   least call). dnnl NULL (or d1 NULL): oneDNN is not timed, its figures
+   are -1; PyTorch's are -1 where it did not time key. */
+typedef struct bench_row {
+  bench_stats k1, km, d1, kn, dn;
+  double t1, tn;  /* PyTorch, 1 thread and all threads (ms) */
+  double noise;   /* bench_time_pair's, the median of the rounds' */
+} bench_row;
+void bench_time_row(const bench_ctx *ctx, const char *key, void (*kf)(void *arg), void *k1, void *km, void *kn,
+                    void (*dnnl)(void *arg), void *d1, void *dn, bench_row *row);
 
 /* Issue 27's targets for the measured plan, row by row (docs/tuning.md):
    the measured plan is never slower than the rule's beyond noise (a miss:

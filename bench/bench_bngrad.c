@@ -220,6 +220,7 @@ void bench_bngrad(bench_ctx *ctx) {
         char key[96], impl[128] = "-", c[12][32], chosen[256];
         kf_job k1, kn, km;
         dnnl_job dj, djn;
+        bench_row row;
         bench_stats t_k1, t_kn, t_km, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
         double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1, noise;
         void *dy, *x, *dx, *dx2, *dxm;
@@ -275,17 +276,8 @@ void bench_bngrad(bench_ctx *ctx) {
                                               sizeof impl);
         omp_set_num_threads(1);
 
-        /* single thread, pinned */
-        bench_pin_single();
-        omp_set_num_threads(1);
-        bench_time_pair(ctx, run_kf, &k1, &km, &t_k1, &t_km, &noise); /* the rule's plan and the measured one, alternating */
-        if (have_dnnl) t_d1 = bench_time(ctx, run_dnnl, &dj);
-        /* all threads */
-        bench_pin_all();
-        omp_set_num_threads(ctx->all_threads);
-        t_kn = bench_time(ctx, run_kf, &kn);
-        if (have_dnnl_n) t_dn = bench_time(ctx, run_dnnl, &djn);
-        omp_set_num_threads(1);
+        bench_time_row(ctx, key, run_kf, &k1, &km, &kn, run_dnnl, have_dnnl ? &dj : NULL, have_dnnl_n ? &djn : NULL, &row);
+        t_k1 = row.k1, t_km = row.km, t_d1 = row.d1, t_kn = row.kn, t_dn = row.dn, noise = row.noise;
 
         if (have_dnnl) { /* agreement with oneDNN */
           /* normwise: max |kforge - oneDNN| / max |oneDNN|, per output */
@@ -306,8 +298,8 @@ void bench_bngrad(bench_ctx *ctx) {
           if (n2 / (d2 > 0 ? d2 : 1) > maxdiff) maxdiff = n2 / (d2 > 0 ? d2 : 1);
           if (n3 / (d3 > 0 ? d3 : 1) > maxdiff) maxdiff = n3 / (d3 > 0 ? d3 : 1);
         }
-        tb1 = bench_ext_ms(ctx, key, 1);
-        tbn = bench_ext_ms(ctx, key, ctx->all_threads);
+        tb1 = row.t1;
+        tbn = row.tn;
         floor_ms = ctx->bw_read1 > 0 ? (2 * bytes / (ctx->bw_read1 * 1e6) + 3 * bytes / (ctx->bw_triad1 * 1e6)) : -1;
         fmt_ms(c[0], 32, t_k1.median_ms);
         fmt_ms(c[1], 32, t_d1.median_ms);

@@ -322,6 +322,7 @@ void bench_dwbpf(bench_ctx *ctx) {
     void *x, *g, *fw;
     double *ref, *got, *dn, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, e64 = -1, edn = -1;
     double tt1, ttn, best1, bestn, noise;
+    bench_row row;
     bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
     int wrong;
     case_key(d, key, sizeof key);
@@ -399,15 +400,8 @@ void bench_dwbpf(bench_ctx *ctx) {
     if (dj.ok) dnnl_setup(eng, d, oh, ow, pt, pl, x, g, &djn);
     omp_set_num_threads(1);
 
-    bench_pin_single();
-    omp_set_num_threads(1);
-    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, alternating */
-    if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
-    bench_pin_all();
-    omp_set_num_threads(ctx->all_threads);
-    tkn = bench_time(ctx, run_kf, &kn);
-    if (djn.ok) tdn = bench_time(ctx, run_dnnl, &djn);
-    omp_set_num_threads(1);
+    bench_time_row(ctx, key, run_kf, &k1, &km, &kn, run_dnnl, dj.ok ? &dj : NULL, djn.ok ? &djn : NULL, &row);
+    tk1 = row.k1, tkm = row.km, td1 = row.d1, tkn = row.kn, tdn = row.dn, noise = row.noise;
 
     /* correctness, untimed: kforge's last (all-thread) result; results
        are bitwise identical for any thread count by kforge's contract */
@@ -417,8 +411,8 @@ void bench_dwbpf(bench_ctx *ctx) {
     if (djn.ok && dnnl_weights_tf(d, &djn, dn)) edn = rel_diff(got, dn, nf);
     wrong = k1.status != KF_OK || kn.status != KF_OK || km.status != KF_OK || !(e64 <= tolerance(d->T));
 
-    tt1 = bench_ext_ms(ctx, key, 1);
-    ttn = bench_ext_ms(ctx, key, ctx->all_threads);
+    tt1 = row.t1;
+    ttn = row.tn;
     best1 = td1.median_ms;
     if (tt1 > 0 && (best1 < 0 || tt1 < best1)) best1 = tt1;
     bestn = tdn.median_ms;

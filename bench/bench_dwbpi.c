@@ -186,6 +186,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     kjob k1, kn, km;
     djob dj, djn;
     void *f, *g, *x, *xd, *xm;
+    bench_row row;
     bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
     double noise, tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
     case_key(d, key, sizeof key);
@@ -248,15 +249,8 @@ void bench_dwbpi(bench_ctx *ctx) {
     if (dj.ok && !dnnl_setup(eng, d, oh, ow, pt, pl, f, g, xd, &djn)) djn.ok = 0;
     omp_set_num_threads(1);
 
-    bench_pin_single();
-    omp_set_num_threads(1);
-    bench_time_pair(ctx, run_kf, &k1, &km, &tk1, &tkm, &noise); /* the rule's plan and the measured one, alternating */
-    if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
-    bench_pin_all();
-    omp_set_num_threads(ctx->all_threads);
-    tkn = bench_time(ctx, run_kf, &kn);
-    if (djn.ok) tdn = bench_time(ctx, run_dnnl, &djn);
-    omp_set_num_threads(1);
+    bench_time_row(ctx, key, run_kf, &k1, &km, &kn, run_dnnl, dj.ok ? &dj : NULL, djn.ok ? &djn : NULL, &row);
+    tk1 = row.k1, tkm = row.km, td1 = row.d1, tkn = row.kn, tdn = row.dn, noise = row.noise;
     if (dj.ok) { /* same inputs, both outputs were computed above */
       double mx = 0, md = 0;
       for (i = 0; i < nx; i++) {
@@ -266,8 +260,8 @@ void bench_dwbpi(bench_ctx *ctx) {
       }
       diff = mx > 0 ? md / mx : md;
     }
-    tt1 = bench_ext_ms(ctx, key, 1);
-    ttn = bench_ext_ms(ctx, key, ctx->all_threads);
+    tt1 = row.t1;
+    ttn = row.tn;
     best = td1.median_ms;
     if (tt1 > 0 && (best < 0 || tt1 < best)) best = tt1;
     if (best > 0 && !d->nchw && d->T == KF_FLOAT) {

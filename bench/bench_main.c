@@ -5,7 +5,7 @@
 ** oneDNN (same process) and PyTorch (the op families' scripts run as
 ** servers and asked row by row, or a results file of theirs).
 **
-**   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
+**   build/bench/kforge_bench [--reps N] [--warmup N] [--rounds N] [--filter TEXT]
 **                            [--torch-py PY --torch-script FILE...]
 **                            [--torch FILE] [--no-stream] [--offset BYTES]
 **                            [--pool-spin]
@@ -27,6 +27,8 @@
 #endif
 
 #include "bench.h"
+
+extern void omp_set_num_threads(int n); /* libgomp: oneDNN's OpenMP runtime */
 /* the runtime's last-level cache as detected at plan time (runtime/kf_cpu.c;
    internal: the figure says which batch-norm pass 1 ran) */
 int64_t kfi_cpu_llc_bytes(void);
@@ -204,6 +206,65 @@ void bench_time_pair(const bench_ctx *ctx, void (*fn)(void *arg), void *a, void 
   *noise = na > nb ? na : nb;
 }
 
+#define BENCH_MAX_ROUNDS 64
+
+/* A series' figures over the rounds: the median of the rounds' medians, the
+   least call; n == 0 (never timed) gives -1. */
+typedef struct series {
+  double med[BENCH_MAX_ROUNDS], min;
+  int n;
+} series;
+
+static void series_add(series *s, bench_stats st) {
+  if (st.median_ms < 0 || s->n >= BENCH_MAX_ROUNDS) return;
+  if (!s->n || st.min_ms < s->min) s->min = st.min_ms;
+  s->med[s->n++] = st.median_ms;
+}
+
+static bench_stats series_stats(series *s) {
+  bench_stats st = { -1, -1 };
+  if (s->n) st.median_ms = median_of(s->med, s->n), st.min_ms = s->min;
+  return st;
+}
+
+void bench_time_row(const bench_ctx *ctx, const char *key, void (*kf)(void *arg), void *k1, void *km, void *kn,
+                    void (*dnnl)(void *arg), void *d1, void *dn, bench_row *row) {
+  series s[7];
+  double noise[BENCH_MAX_ROUNDS];
+  bench_ctx rc = *ctx;
+  int r, rounds = ctx->rounds < 1 ? 1 : ctx->rounds;
+  if (rounds > BENCH_MAX_ROUNDS) rounds = BENCH_MAX_ROUNDS;
+  if (rounds > ctx->reps) rounds = ctx->reps > 1 ? ctx->reps : 1;
+  rc.reps = (ctx->reps + rounds - 1) / rounds;
+  memset(s, 0, sizeof s);
+  for (r = 0; r < rounds; r++) {
+    bench_stats a, b, none = { -1, -1 };
+    bench_pin_single();
+    omp_set_num_threads(1);
+    bench_time_pair(&rc, kf, k1, km, &a, &b, &noise[r]); /* the rule's plan and the measured one, alternating */
+    series_add(&s[0], a);
+    series_add(&s[1], b);
+    series_add(&s[2], dnnl && d1 ? bench_time(&rc, dnnl, d1) : none);
+    bench_pin_all();
+    omp_set_num_threads(ctx->all_threads);
+    series_add(&s[3], bench_time(&rc, kf, kn));
+    series_add(&s[4], dnnl && dn ? bench_time(&rc, dnnl, dn) : none);
+    omp_set_num_threads(1);
+    a.median_ms = a.min_ms = bench_ext_ms(&rc, key, 1);
+    series_add(&s[5], a);
+    a.median_ms = a.min_ms = bench_ext_ms(&rc, key, ctx->all_threads);
+    series_add(&s[6], a);
+  }
+  row->k1 = series_stats(&s[0]);
+  row->km = series_stats(&s[1]);
+  row->d1 = series_stats(&s[2]);
+  row->kn = series_stats(&s[3]);
+  row->dn = series_stats(&s[4]);
+  row->t1 = series_stats(&s[5]).median_ms;
+  row->tn = series_stats(&s[6]).median_ms;
+  row->noise = median_of(noise, rounds);
+}
+
 /* A loaded host's preemptions make the timings bimodal, and a median can
    land in either mode: a difference counts only when the minima (the runs
    nothing interrupted) show it too. */
@@ -357,10 +418,13 @@ int main(int argc, char **argv) {
   memset(&ctx, 0, sizeof ctx);
   ctx.reps = 21;
   ctx.warmup = 5;
+  ctx.rounds = 3;
   ctx.out = stdout;
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) ctx.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) ctx.warmup = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && (ctx.rounds = atoi(argv[++i])) >= 1 &&
+             ctx.rounds <= BENCH_MAX_ROUNDS) {}
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
     else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
     else if (!strcmp(argv[i], "--torch-py") && i + 1 < argc) torch_py = argv[++i];
@@ -369,8 +433,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--pool-spin")) g_pool_flags = 0;
     else if (!strcmp(argv[i], "--offset") && i + 1 < argc && (off = atol(argv[++i])) >= 0 && off < 4096 && off % 16 == 0) {}
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch-py PY --torch-script FILE...] "
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--rounds N] [--filter TEXT] [--torch-py PY --torch-script FILE...] "
                       "[--torch FILE] [--no-stream] [--offset BYTES] [--pool-spin]\n"
+                      "  --rounds: each row's series timed in N rounds of reps/N calls, every library in each (default 3)\n"
                       "  --torch-py, --torch-script: PyTorch timed row by row, each row right after kforge's, by these "
                       "scripts (bench/torch_timing.py --serve) under PY\n"
                       "  --torch: PyTorch's timings read from FILE instead (bench/torch_timing.py OUT)\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
@@ -405,13 +470,13 @@ int main(int argc, char **argv) {
     }
     if (f) fclose(f);
     bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, last-level cache %lld KiB, kforge ISAs %s%s%s%s, "
-                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups, buffers %ld bytes past a 4 KiB boundary, "
+                 "oneDNN %d.%d.%d%s%s, %d timed calls a series in %d rounds (the median of the rounds' medians; %d warm-ups a round), buffers %ld bytes past a 4 KiB boundary, "
                  "all-thread pool: pthreadpool, workers %s between calls\n",
                  model, family, ctx.all_threads, (long long)(kfi_cpu_llc_bytes() >> 10),
                  kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
                  kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", isa_env ? " (KFORGE_ISA capped)" : "",
                  v->major, v->minor, v->patch, dnnl_cap ? " capped at " : "", dnnl_cap ? dnnl_cap : "", ctx.reps,
-                 ctx.warmup, off, g_pool_flags ? "sleep" : "spin");
+                 ctx.rounds, ctx.warmup, off, g_pool_flags ? "sleep" : "spin");
   }
   if (do_stream) {
     measure_bandwidth(&ctx, pool);
