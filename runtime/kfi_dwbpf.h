@@ -63,13 +63,25 @@ typedef struct kfi_dwbpf_args {
                                     line (where ow == w < 2^30; kfi_dwbpf_flat_rule); others ignore it */
   int64_t span;                  /* NHWC: bytes of x rows and dy a piece may span (0: no bound;
                                     kfi_dwbpf_span_rule); NCHW ignores it */
-  int64_t rows;                  /* the NHWC rows walker on pieces of whole centred rows whose data the
-                                    caches hold: 1 (the rule) in the kernels without a wide walker,
-                                    2 in every kernel that has one, 0 never */
+  int64_t rows;                  /* the NHWC rows walker on pieces of whole centred rows: 1 in the
+                                    kernels without a wide walker, 2 in every kernel that has one
+                                    too, 0 never; the rule: KFI_DWBPF_ROWS_RULE */
   int64_t sweep;                 /* 1: the AVX-512 f32 3x3 unit-stride NHWC kernels sweep short rows
                                     (kfi_dwbpf_sweep_chunk) instead of the wide walker, as the AVX2
                                     ones do by rule; 0 (the rule): never. Others ignore it */
 } kfi_dwbpf_args;
+
+/* The rule's `rows`. On x86-64 the rows walker also takes the AVX-512 3x3
+   kernels' whole centred rows from their wide walker: where Zen 5's
+   measured plans compared the two, the rows walker took 0.72-0.93x the
+   time (docs/performance_dwbpf.md, "AVX-512: whole rows by rule").
+   Elsewhere (NEON's 3x3 wide walker, not measured on hardware) only a
+   measured plan makes that switch. */
+#if defined(__x86_64__)
+#define KFI_DWBPF_ROWS_RULE 2
+#else
+#define KFI_DWBPF_ROWS_RULE 1
+#endif
 
 /* Bytes of x and dy together. */
 static inline int64_t kfi_dwbpf_bytes(const kfi_dwbpf_args *a, int64_t esize) {

@@ -911,6 +911,38 @@ static void test_rows_choice(void) {
       }
 }
 
+/* ---- the rule's "rows" ----
+   The rule's plan names the rows walker's rule: 2 on x86-64 (the AVX-512
+   3x3 kernels' whole centred rows too), 1 elsewhere (runtime/kfi_dwbpf.h,
+   KFI_DWBPF_ROWS_RULE); test_rows_choice checks that every value gives the
+   reference's answer and the same bits. */
+static void test_rows_rule(void) {
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3];
+  kf_attrs at;
+  kf_plan p;
+  kf_error err = {0};
+  kf_plan_options o;
+  bcase d;
+  char ch[300], padded[304];
+#if defined(__x86_64__)
+  const char *want = " rows=2 ";
+#else
+  const char *want = " rows=1 ";
+#endif
+  if (!th_case("test_dwbpf rows rule")) return;
+  memset(&d, 0, sizeof d);
+  d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 14, d.c = 48, d.m = 1, d.kh = d.kw = 3;
+  d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+  make_descs(&d, &rc, in);
+  make_attrs(&d, &at);
+  memset(&o, 0, sizeof o);
+  o.measure = KF_PLAN_RULE;
+  if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "rows rule: plan: %s", err.message)) return;
+  snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
+  th_check(strstr(padded, want) != NULL, "rows rule: the rule's plan takes%s(%s)", want, ch);
+}
+
 /* ---- the measured-plan choice "span" (NHWC), through wisdom ----
    A measured entry rewritten to span = 1 byte (every piece one pixel: each
    pass's last-piece prefetch and the piece cuts at every col), a few
@@ -1199,6 +1231,7 @@ int main(void) {
   test_flat_choice();
   test_span_choice();
   test_rows_choice();
+  test_rows_rule();
   test_span_rule();
   return th_done();
 }
