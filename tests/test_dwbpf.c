@@ -741,28 +741,33 @@ static void drop_wisdom(const char *path) {
    the entry's words (set_word) and plans the call again from the file, so
    each value of a choice runs whatever the host would have measured. */
 
-/* Plans d by measuring and reads the entry it exports to a new temporary
-   file (path: drop_wisdom it) into text. 0 on failure (checked). */
-static int measured_entry(const bcase *d, const char *what, char *path, size_t pn, char *text, size_t n) {
+/* Plans d with options that set only `measure` (kf_plan_options). */
+static kf_status plan_case(const bcase *d, int measure, kf_plan *p, kf_error *err) {
   ref_dwbpf_conf rc;
   kf_tensor_desc in[3];
   kf_attrs at;
-  kf_plan p;
-  kf_error err = {0};
   kf_plan_options o;
-  FILE *f;
-  size_t len;
-  int fd;
   make_descs(d, &rc, in);
   make_attrs(d, &at);
   memset(&o, 0, sizeof o);
-  o.measure = KF_PLAN_MEASURE;
+  o.measure = measure;
+  return kf_plan_op(p, OP, &at, in, 3, &o, err);
+}
+
+/* Plans d by measuring and reads the entry it exports to a new temporary
+   file (path: drop_wisdom it) into text. 0 on failure (checked). */
+static int measured_entry(const bcase *d, const char *what, char *path, size_t pn, char *text, size_t n) {
+  kf_plan p;
+  kf_error err = {0};
+  FILE *f;
+  size_t len;
+  int fd;
   snprintf(path, pn, "/tmp/kforge-test-dwbpf-XXXXXX");
   fd = mkstemp(path);
   if (!th_check(fd >= 0, "%s: a temporary file", what)) return 0;
   close(fd);
   kf_wisdom_forget();
-  if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
+  if (!th_check(plan_case(d, KF_PLAN_MEASURE, &p, &err) == KF_OK && kf_wisdom_export(path, &err) == KF_OK,
                 "%s: measured and exported: %s", what, err.message)) {
     drop_wisdom(path);
     return 0;
@@ -809,12 +814,8 @@ static int three_threads_too(FILE *f, const char *text) {
    from wisdom and its choices hold each word of `words` ("rows=1 llc=1"). */
 static void entry_plan(const bcase *d, const char *what, const char *path, const char *text, int three,
                        const char *words) {
-  ref_dwbpf_conf rc;
-  kf_tensor_desc in[3];
-  kf_attrs at;
   kf_plan p;
   kf_error err = {0};
-  kf_plan_options o;
   char ch[300], padded[304], word[40];
   const char *w, *e;
   size_t len = strlen(text);
@@ -822,11 +823,8 @@ static void entry_plan(const bcase *d, const char *what, const char *path, const
   int ok = f != NULL && fwrite(text, 1, len, f) == len && (!three || three_threads_too(f, text));
   if (f) ok = (fclose(f) == 0) && ok;
   if (!th_check(ok, "%s: rewrite the entry", what)) return;
-  make_descs(d, &rc, in);
-  make_attrs(d, &at);
-  memset(&o, 0, sizeof o);
   kf_wisdom_forget();
-  if (!th_check(kf_wisdom_import(path, &err) == KF_OK && kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK,
+  if (!th_check(kf_wisdom_import(path, &err) == KF_OK && plan_case(d, 0, &p, &err) == KF_OK,
                 "%s %s: import and plan: %s", what, words, err.message))
     return;
   snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
@@ -917,12 +915,8 @@ static void test_rows_choice(void) {
    KFI_DWBPF_ROWS_RULE); test_rows_choice checks that every value gives the
    reference's answer and the same bits. */
 static void test_rows_rule(void) {
-  ref_dwbpf_conf rc;
-  kf_tensor_desc in[3];
-  kf_attrs at;
   kf_plan p;
   kf_error err = {0};
-  kf_plan_options o;
   bcase d;
   char ch[300], padded[304];
 #if defined(__x86_64__)
@@ -934,11 +928,7 @@ static void test_rows_rule(void) {
   memset(&d, 0, sizeof d);
   d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 14, d.c = 48, d.m = 1, d.kh = d.kw = 3;
   d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-  make_descs(&d, &rc, in);
-  make_attrs(&d, &at);
-  memset(&o, 0, sizeof o);
-  o.measure = KF_PLAN_RULE;
-  if (!th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "rows rule: plan: %s", err.message)) return;
+  if (!th_check(plan_case(&d, KF_PLAN_RULE, &p, &err) == KF_OK, "rows rule: plan: %s", err.message)) return;
   snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
   th_check(strstr(padded, want) != NULL, "rows rule: the rule's plan takes%s(%s)", want, ch);
 }
