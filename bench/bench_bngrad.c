@@ -221,7 +221,7 @@ void bench_bngrad(bench_ctx *ctx) {
         kf_job k1, kn, km;
         dnnl_job dj, djn;
         bench_row row;
-        bench_stats t_k1, t_kn, t_km, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
+        bench_stats t_k1, t_kn, t_km, t_d1, t_dn; /* from row */
         double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1, noise;
         void *dy, *x, *dx, *dx2, *dxm;
         float *scale, *mean, *var, *ds, *doff, *ds2, *doff2;

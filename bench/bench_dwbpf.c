@@ -323,7 +323,7 @@ void bench_dwbpf(bench_ctx *ctx) {
     double *ref, *got, *dn, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, e64 = -1, edn = -1;
     double tt1, ttn, best1, bestn, noise;
     bench_row row;
-    bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
+    bench_stats tk1, tkn, tkm, td1, tdn; /* from row */
     int wrong;
     case_key(d, key, sizeof key);
     if (!bench_selected(ctx, key)) continue;

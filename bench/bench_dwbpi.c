@@ -187,7 +187,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     djob dj, djn;
     void *f, *g, *x, *xd, *xm;
     bench_row row;
-    bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
+    bench_stats tk1, tkn, tkm, td1, tdn; /* from row */
     double noise, tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
     case_key(d, key, sizeof key);
     if (!bench_selected(ctx, key)) continue;

@@ -61,7 +61,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "sweep", offsetof(kfi_dwbpf_args, sweep), 1, { 1 } },
-  { KFG_FAMILY_DWBPF, "rows", offsetof(kfi_dwbpf_args, rows), 2, { 0, 3 - KFI_DWBPF_ROWS_RULE } },
+  { KFG_FAMILY_DWBPF, "rows", offsetof(kfi_dwbpf_args, rows), 2, { 0, KFI_DWBPF_ROWS_WIDE } },
   { KFG_FAMILY_DWBPF, "l2", offsetof(kfi_dwbpf_args, l2), 2, { KFI_TINY, KFI_HUGE } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);

@@ -79,8 +79,10 @@ typedef struct kfi_dwbpf_args {
    measured plan makes that switch. */
 #if defined(__x86_64__)
 #define KFI_DWBPF_ROWS_RULE 2
+#define KFI_DWBPF_ROWS_WIDE 1 /* the measured alternative: the wide walker kept */
 #else
 #define KFI_DWBPF_ROWS_RULE 1
+#define KFI_DWBPF_ROWS_WIDE 2 /* the measured alternative: the rows walker there too */
 #endif
 
 /* Bytes of x and dy together. */
