@@ -54,25 +54,34 @@ static int64_t kfg_bngrad_f16_nchw_infer__neon_planes_per_task(const kfi_bngrad_
   return r < 1 ? 1 : r;
 }
 
-/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
-   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
-   so that the sub-block's dy and x rows fill at most its half at f32): the
-   channel tiles after the first find them in L1. */
-static int64_t kfg_bngrad_f16_nchw_infer__neon_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
-  const int64_t rb = a->cache.l1d / 8 / C;
+/* Rows of dy and x that fill half the L1d at f32 (by the cache rule,
+   L1_ELEMS = 0: an eighth of the L1d in elements), so that the channel
+   tiles after the first find the rows' next lines in L1. */
+static int64_t kfg_bngrad_f16_nchw_infer__neon_l1_rows(const kfi_bngrad_args *a, int64_t C) {
   (void)a;
-  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+  return a->cache.l1d / 8 / C;
+}
+
+/* Rows per pass-1 sub-block of channel tiles: the L1 rows, but at least 8
+   and at most BLOCK. Each tile loads and stores its sums once a
+   sub-block; under 8 rows that costs more than the rows' lines found in
+   L1 save (wide rows, 960-2048 channels on a 32 KiB L1d: 8 rows 5-25%
+   faster than 2-4, AVX-512 and AVX2 alike; docs/performance.md, "Sub-blocks
+   of at least 8 rows"). */
+static int64_t kfg_bngrad_f16_nchw_infer__neon_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = kfg_bngrad_f16_nchw_infer__neon_l1_rows(a, C), lo = 256 < 8 ? 256 : 8;
+  return rb < lo ? lo : rb > 256 ? 256 : rb;
 }
 
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above): where dy,
    x and dx exceed half the LLC, or, with line-wide float vectors, where
-   the tiles' L1 sub-blocks hold under eight rows (each tile then reloads
-   its sums every few rows) while the sweep's L1-resident arrays, 2
-   sums and 2 coefficients a channel, fit half the L1d. Half-line vectors
+   under eight rows fit the L1 (l1_rows; the tiles' sub-blocks then spill
+   it) while the sweep's L1-resident arrays, 2 sums and 2
+   coefficients a channel, fit half the L1d. Half-line vectors
    load and store the sums twice as often: there the tiles stay faster
    (docs/performance.md). */
 static int kfg_bngrad_f16_nchw_infer__neon_sweeps(const kfi_bngrad_args *a) {
-  const int wide = KV_W * sizeof(float) >= 64 && kfg_bngrad_f16_nchw_infer__neon_sub_block_rows(a, a->c) < 8 &&
+  const int wide = KV_W * sizeof(float) >= 64 && kfg_bngrad_f16_nchw_infer__neon_l1_rows(a, a->c) < 8 &&
                    (2 + 2) * (int64_t)sizeof(float) * a->c <= a->cache.l1d / 2;
   return a->c > 2 * 8 * KV_W && (kfi_bngrad_far(a, (int64_t)sizeof(uint16_t)) || wide);
 }

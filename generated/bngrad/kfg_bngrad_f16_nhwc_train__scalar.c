@@ -45,14 +45,23 @@ static int64_t kfg_bngrad_f16_nhwc_train__scalar_rows_per_task(const kfi_bngrad_
   return r < 1 ? 1 : r;
 }
 
-/* Rows per pass-1 sub-block of channel tiles: at most BLOCK rows and
-   L1_ELEMS elements (by the cache rule, L1_ELEMS = 0: an eighth of the L1d,
-   so that the sub-block's dy and x rows fill at most its half at f32): the
-   channel tiles after the first find them in L1. */
-static int64_t kfg_bngrad_f16_nhwc_train__scalar_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
-  const int64_t rb = KFI_L1D_DEFAULT / 8 / C;
+/* Rows of dy and x that fill half the L1d at f32 (by the cache rule,
+   L1_ELEMS = 0: an eighth of the L1d in elements), so that the channel
+   tiles after the first find the rows' next lines in L1. */
+static int64_t kfg_bngrad_f16_nhwc_train__scalar_l1_rows(const kfi_bngrad_args *a, int64_t C) {
   (void)a;
-  return rb < 1 ? 1 : rb > 256 ? 256 : rb;
+  return KFI_L1D_DEFAULT / 8 / C;
+}
+
+/* Rows per pass-1 sub-block of channel tiles: the L1 rows, but at least 8
+   and at most BLOCK. Each tile loads and stores its sums once a
+   sub-block; under 8 rows that costs more than the rows' lines found in
+   L1 save (wide rows, 960-2048 channels on a 32 KiB L1d: 8 rows 5-25%
+   faster than 2-4, AVX-512 and AVX2 alike; docs/performance.md, "Sub-blocks
+   of at least 8 rows"). */
+static int64_t kfg_bngrad_f16_nhwc_train__scalar_sub_block_rows(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t rb = kfg_bngrad_f16_nhwc_train__scalar_l1_rows(a, C), lo = 256 < 8 ? 256 : 8;
+  return rb < lo ? lo : rb > 256 ? 256 : rb;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
