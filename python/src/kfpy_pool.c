@@ -1,8 +1,13 @@
 /*
 ** kfpy_pool.c -- see kfpy_pool.h. Workers sleep on a condition variable
-** between jobs; a job hands out task indices through one atomic counter, so
+** between jobs; a job hands out task indices through one atomic word, so
 ** any thread may run any task (kforge's kernels make results independent of
 ** which thread runs what), and the caller works too instead of waiting.
+** The caller waits for the tasks, not for the workers: a worker that wakes
+** after the caller took every task has nothing to join, so a descheduled
+** worker (the other vCPU busy with a framework's concurrent op) costs the
+** call nothing. The word carries the job's generation beside the next index,
+** so a worker late for one job can never take an index of the next.
 **
 ** Fork: a child has only the thread that called fork(). pthread_atfork
 ** handlers take every pool's locks before the fork (so no job is half
@@ -14,6 +19,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* What a worker starts with: its pool, and the last job it must not run
@@ -36,11 +42,12 @@ struct kfpy_pool {
   pthread_cond_t wake, done;
   unsigned long generation;    /* bumped per job; workers wait for a new one */
   int stopping;
-  int busy;                    /* workers still inside the current job */
   kf_task_fn task;
   void *ctx;
   size_t n;
-  atomic_size_t next;
+  /* (generation mod 2^32) << 32 | next index: claimed by compare-exchange */
+  _Atomic uint64_t next;
+  atomic_size_t completed;     /* tasks of the current job finished */
 };
 
 static pthread_mutex_t g_pools_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -69,7 +76,6 @@ static void after_fork_child(void) {
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     p->started = 0;
-    p->busy = 0;
     p->stopping = 0;
     pthread_mutex_unlock(&p->lock);
     pthread_mutex_unlock(&p->call_lock);
@@ -79,11 +85,22 @@ static void after_fork_child(void) {
 
 static void register_atfork(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
-static void run_tasks(kfpy_pool *p, kf_task_fn task, void *ctx, size_t n) {
+/* Runs tasks of job gen while it has unclaimed ones; the thread that
+   finishes the job's last task wakes the caller. */
+static void run_tasks(kfpy_pool *p, uint32_t gen, kf_task_fn task, void *ctx, size_t n) {
+  uint64_t v = atomic_load_explicit(&p->next, memory_order_acquire);
   for (;;) {
-    size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
-    if (i >= n) return;
+    const size_t i = (size_t)(v & 0xffffffffu);
+    if ((uint32_t)(v >> 32) != gen || i >= n) return;
+    if (!atomic_compare_exchange_weak_explicit(&p->next, &v, v + 1, memory_order_acquire, memory_order_acquire))
+      continue;
     task(ctx, i);
+    if (atomic_fetch_add_explicit(&p->completed, 1, memory_order_acq_rel) + 1 == n) {
+      pthread_mutex_lock(&p->lock);
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->lock);
+    }
+    v = atomic_load_explicit(&p->next, memory_order_acquire);
   }
 }
 
@@ -100,9 +117,8 @@ static void *worker_main(void *arg) {
     void *ctx = p->ctx;
     size_t n = p->n;
     pthread_mutex_unlock(&p->lock);
-    run_tasks(p, task, ctx, n);
+    run_tasks(p, (uint32_t)seen, task, ctx, n);
     pthread_mutex_lock(&p->lock);
-    if (--p->busy == 0) pthread_cond_signal(&p->done);
   }
   pthread_mutex_unlock(&p->lock);
   return NULL;
@@ -123,7 +139,7 @@ static void start_workers(kfpy_pool *p) {
 static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   kfpy_pool *p = pool;
   if (n == 0) return;
-  if (p->num_workers == 0 || n == 1) {
+  if (p->num_workers == 0 || n == 1 || n > 0xffffffffu) {
     for (size_t i = 0; i < n; i++) task(ctx, i);
     return;
   }
@@ -133,14 +149,14 @@ static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) 
   p->task = task;
   p->ctx = ctx;
   p->n = n;
-  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-  p->busy = p->started;
-  p->generation++;
+  const uint32_t gen = (uint32_t)++p->generation;
+  atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
+  atomic_store_explicit(&p->next, (uint64_t)gen << 32, memory_order_release);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  run_tasks(p, task, ctx, n);
+  run_tasks(p, gen, task, ctx, n);
   pthread_mutex_lock(&p->lock);
-  while (p->busy > 0) pthread_cond_wait(&p->done, &p->lock);
+  while (atomic_load_explicit(&p->completed, memory_order_acquire) < n) pthread_cond_wait(&p->done, &p->lock);
   pthread_mutex_unlock(&p->lock);
   pthread_mutex_unlock(&p->call_lock);
 }
@@ -173,6 +189,7 @@ kfpy_pool *kfpy_pool_create(int num_threads) {
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
   atomic_init(&p->next, 0);
+  atomic_init(&p->completed, 0);
   p->threads.parallel_for = pool_parallel_for;
   p->threads.pool = p;
   p->threads.num_threads = num_threads;
