@@ -7,7 +7,9 @@
 ** after the caller took every task has nothing to join, so a descheduled
 ** worker (the other vCPU busy with a framework's concurrent op) costs the
 ** call nothing. The word carries the job's generation beside the next index,
-** so a worker late for one job can never take an index of the next.
+** so a worker late for one job can never take an index of the next. One job
+** runs at a time; a second caller meanwhile (TF runs independent ops at
+** once) runs its tasks itself instead of waiting for the first job to end.
 **
 ** Fork: a child has only the thread that called fork(). pthread_atfork
 ** handlers take every pool's locks before the fork (so no job is half
@@ -143,7 +145,12 @@ static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) 
     for (size_t i = 0; i < n; i++) task(ctx, i);
     return;
   }
-  pthread_mutex_lock(&p->call_lock);
+  /* A job already runs (a framework's concurrent op, another Python
+     thread): this caller does its own tasks rather than queue behind it. */
+  if (pthread_mutex_trylock(&p->call_lock) != 0) {
+    for (size_t i = 0; i < n; i++) task(ctx, i);
+    return;
+  }
   start_workers(p);
   pthread_mutex_lock(&p->lock);
   p->task = task;

@@ -24,7 +24,9 @@ typedef struct kfpy_pool kfpy_pool;
    Fork-safe: a child made by fork() (only the forking thread exists there)
    may keep using the pools it inherited (each starts fresh workers at its
    first parallel_for in the child) and destroy them (no thread is joined
-   that the child does not have). fork() waits for running jobs to end. */
+   that the child does not have). fork() waits for running jobs to end.
+   One job runs on the workers at a time; a parallel_for called meanwhile
+   from another thread runs its tasks on its own thread. */
 kfpy_pool *kfpy_pool_create(int num_threads);
 /* Joins the workers. The pool must not be running a parallel_for. */
 void kfpy_pool_destroy(kfpy_pool *pool);
