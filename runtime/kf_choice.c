@@ -39,7 +39,7 @@
    flat, the AVX-512 NCHW kernels' flat walk or row walk
    (kfi_dwbpf_flat_rule); its rows, the NHWC rows walker on whole centred
    rows where there is no wide walker (1), also where there is (2; the rule
-   on x86-64: KFI_DWBPF_ROWS_RULE), or never (0). Depthwise input's ahead: the bytes of dy
+   on x86-64 but for far data: kfi_dwbpf_rows_rule), or never (0). Depthwise input's ahead: the bytes of dy
    prefetched ahead of the row computed (0: none; the rule's quarter of the
    L1d leaves rows above 12 KiB unprefetched, 32 KiB takes them too, 256 KiB
    reads far ahead); its wahead: with that read-ahead, the dx rows
@@ -61,7 +61,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPF, "flat", offsetof(kfi_dwbpf_args, flat), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPF, "span", offsetof(kfi_dwbpf_args, span), 3, { 0, 24 * KFI_KIB, 32 * KFI_KIB } },
   { KFG_FAMILY_DWBPF, "sweep", offsetof(kfi_dwbpf_args, sweep), 1, { 1 } },
-  { KFG_FAMILY_DWBPF, "rows", offsetof(kfi_dwbpf_args, rows), 2, { 0, KFI_DWBPF_ROWS_WIDE } },
+  { KFG_FAMILY_DWBPF, "rows", offsetof(kfi_dwbpf_args, rows), 3, { 0, 1, 2 } },
   { KFG_FAMILY_DWBPF, "l2", offsetof(kfi_dwbpf_args, l2), 2, { KFI_TINY, KFI_HUGE } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);

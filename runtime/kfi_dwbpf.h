@@ -76,13 +76,11 @@ typedef struct kfi_dwbpf_args {
    measured plans compared the two, the rows walker took 0.72-0.93x the
    time (docs/performance_dwbpf.md, "AVX-512: whole rows by rule").
    Elsewhere (NEON's 3x3 wide walker, not measured on hardware) only a
-   measured plan makes that switch. */
+   measured plan makes that switch. Far data: kfi_dwbpf_rows_rule. */
 #if defined(__x86_64__)
 #define KFI_DWBPF_ROWS_RULE 2
-#define KFI_DWBPF_ROWS_WIDE 1 /* the measured alternative: the wide walker kept */
 #else
 #define KFI_DWBPF_ROWS_RULE 1
-#define KFI_DWBPF_ROWS_WIDE 2 /* the measured alternative: the rows walker there too */
 #endif
 
 /* Bytes of x and dy together. */
@@ -96,6 +94,16 @@ static inline int64_t kfi_dwbpf_bytes(const kfi_dwbpf_args *a, int64_t esize) {
 static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
   return kfi_dwbpf_bytes(a, esize) > llc / 2;
+}
+
+/* The rule's `rows` for a call (a->llc set). Where x and dy exceed half
+   the LLC, the wide walker keeps the AVX-512 3x3 kernels' whole rows: the
+   rows walker's prefetching form ran 1.06-1.31x its time there on Zen 4
+   (8x56x56x144, 16x56x56x96; level on 8x112x112x32) and level with it on
+   Zen 5 (docs/performance.md, "Zen 4: far rows keep the wide walker").
+   A step's cold rule (kfi_choices_rule_cold) leaves rows as planned. */
+static inline int64_t kfi_dwbpf_rows_rule(const kfi_dwbpf_args *a, int64_t esize) {
+  return KFI_DWBPF_ROWS_RULE == 2 && kfi_dwbpf_far(a, esize) ? 1 : KFI_DWBPF_ROWS_RULE;
 }
 
 /* Whether x and dy together exceed the L2, so that a sweep's rows come

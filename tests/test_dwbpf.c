@@ -912,7 +912,7 @@ static void test_rows_choice(void) {
 /* ---- the rule's "rows" ----
    The rule's plan names the rows walker's rule: 2 on x86-64 (the AVX-512
    3x3 kernels' whole centred rows too), 1 elsewhere (runtime/kfi_dwbpf.h,
-   KFI_DWBPF_ROWS_RULE); test_rows_choice checks that every value gives the
+   KFI_DWBPF_ROWS_RULE; far data 1, kfi_dwbpf_rows_rule); test_rows_choice checks that every value gives the
    reference's answer and the same bits. */
 static void test_rows_rule(void) {
   kf_plan p;
@@ -931,6 +931,13 @@ static void test_rows_rule(void) {
   if (!th_check(plan_case(&d, KF_PLAN_RULE, &p, &err) == KF_OK, "rows rule: plan: %s", err.message)) return;
   snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
   th_check(strstr(padded, want) != NULL, "rows rule: the rule's plan takes%s(%s)", want, ch);
+  /* x and dy (96 KiB) beyond half of a 64 KiB LLC: the wide walker keeps them (kfi_dwbpf_rows_rule) */
+  llc_small(1);
+  if (th_check(plan_case(&d, KF_PLAN_RULE, &p, &err) == KF_OK, "rows rule, far: plan: %s", err.message)) {
+    snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
+    th_check(strstr(padded, " rows=1 ") != NULL, "rows rule: far data (KFORGE_LLC=64K) take rows=1 (%s)", ch);
+  }
+  llc_small(0);
 }
 
 /* ---- the measured-plan choice "span" (NHWC), through wisdom ----
