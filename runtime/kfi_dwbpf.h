@@ -96,6 +96,18 @@ static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
   return kfi_dwbpf_bytes(a, esize) > llc / 2;
 }
 
+/* Whether one image's x and dy exceed half the L2 (a->l2). The rows
+   walker walks an image per channel vector; with line-wide vectors (AVX-512
+   f32) every pass then reads new lines, C elements apart, from beyond the
+   L2, and its prefetching form runs ahead of them: on Zen 4 1.06-1.7x
+   faster on such warm calls (8x28x28x192 3x3, 8x28x28x240 5x5), 5-9%
+   slower on images within it (docs/performance.md, "Zen 4: the rows
+   walker prefetches past the L2"). a->l2 is the measured plan's `l2`
+   (tiny: always, huge: only far data). */
+static inline int kfi_dwbpf_image_spills(const kfi_dwbpf_args *a, int64_t esize) {
+  return (a->h * a->w * a->c + a->oh * a->ow * a->c * a->m) * esize > a->l2 / 2;
+}
+
 /* The rule's `rows` for a call (a->llc set). Where x and dy exceed half
    the LLC, the wide walker keeps the AVX-512 3x3 kernels' whole rows: the
    rows walker's prefetching form ran 1.06-1.31x its time there on Zen 4

@@ -1025,7 +1025,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args 
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  /* whole centred rows: the rows walker (far data: the one that prefetches) */
+  /* whole centred rows: the rows walker (far data, or with line-wide
+     vectors an image beyond half the L2: the one that prefetches) */
   if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 1 && W >= 3) {
     if (kfi_dwbpf_far(a, sizeof(uint16_t)))
       for (; ch + 8 <= ch1; ch += 8) {

@@ -1880,7 +1880,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_arg
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(uint16_t) * 288 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  /* whole centred rows: the rows walker (far data: the one that prefetches) */
+  /* whole centred rows: the rows walker (far data, or with line-wide
+     vectors an image beyond half the L2: the one that prefetches) */
   if (a->rows == 2 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 1 && W >= 3) {
     if (kfi_dwbpf_far(a, sizeof(uint16_t)))
       for (; ch + 16 <= ch1; ch += 16) {

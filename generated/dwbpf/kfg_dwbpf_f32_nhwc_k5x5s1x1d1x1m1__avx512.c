@@ -2341,9 +2341,10 @@ static void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  /* whole centred rows: the rows walker (far data: the one that prefetches) */
+  /* whole centred rows: the rows walker (far data, or with line-wide
+     vectors an image beyond half the L2: the one that prefetches) */
   if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5) {
-    if (kfi_dwbpf_far(a, sizeof(float)))
+    if (kfi_dwbpf_far(a, sizeof(float)) || kfi_dwbpf_image_spills(a, sizeof(float)))
       for (; ch + 16 <= ch1; ch += 16) {
         kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows_pf(a, r0, r1, ch, part);
       }
