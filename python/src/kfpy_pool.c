@@ -141,13 +141,10 @@ static void start_workers(kfpy_pool *p) {
 static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   kfpy_pool *p = pool;
   if (n == 0) return;
-  if (p->num_workers == 0 || n == 1 || n > 0xffffffffu) {
-    for (size_t i = 0; i < n; i++) task(ctx, i);
-    return;
-  }
-  /* A job already runs (a framework's concurrent op, another Python
-     thread): this caller does its own tasks rather than queue behind it. */
-  if (pthread_mutex_trylock(&p->call_lock) != 0) {
+  /* Serial where there is nothing to share, or where a job already runs (a
+     framework's concurrent op, another Python thread): this caller does its
+     own tasks rather than queue behind it. */
+  if (p->num_workers == 0 || n == 1 || n > 0xffffffffu || pthread_mutex_trylock(&p->call_lock) != 0) {
     for (size_t i = 0; i < n; i++) task(ctx, i);
     return;
   }
