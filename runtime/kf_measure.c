@@ -34,6 +34,20 @@ int kf_flush_caches(const void *p, size_t bytes) {
 #endif
 }
 
+int kfi_measure_confirmed(const double *ratio, int n) {
+  double r[KFI_MS_CONFIRM_PAIRS], v;
+  int i, j, wins = 0;
+  if (n <= 0 || n > KFI_MS_CONFIRM_PAIRS) return 0;
+  for (i = 0; i < n; i++) { /* insertion sort of a copy */
+    if (!(ratio[i] > 0)) return 0;
+    wins += ratio[i] < 1;
+    for (v = ratio[i], j = i; j > 0 && r[j - 1] > v; j--) r[j] = r[j - 1];
+    r[j] = v;
+  }
+  v = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+  return v < 1 - KFI_MS_NOISE && wins * KFI_MS_CONFIRM_PAIRS >= KFI_MS_CONFIRM_WINS * n;
+}
+
 #if KFI_HAS_OS
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +56,8 @@ int kf_flush_caches(const void *p, size_t bytes) {
 #define KFI_MS_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
 #define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
 #define KFI_MS_REPS_COLD 5       /* the same, cold: from DRAM, timings scatter more */
-#define KFI_MS_NOISE 0.03        /* a variant must beat the kept one by more than 3% */
-#define KFI_MS_CONFIRM_REPS 3    /* timed runs per alignment in the confirmation, at least */
+#define KFI_MS_CONFIRM_REPS 2    /* timed runs per variant and alignment in each confirmation pair */
+#define KFI_MS_CONFIRM_ORDER 0x4Bu /* bit i: pair i times the rule's variant first */
 #define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
 #define KFI_MS_BUDGET_COLD_NS 150e6 /* the same, cold (the evictions count in it) */
 
@@ -297,21 +311,26 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   ms_search_kernels(&b, p, opt, &best, &tbest);
   if (!cold) ms_search_choices(&b, idx, nc, &best, &tbest);
   /* Confirmation: a winner other than the rule's variant must beat it
-     again, timed alternately twice (each the best of KFI_MS_CONFIRM_REPS
-     runs per alignment even past the budget: one preempted run must not
-     decide), or the rule stands (a loaded machine's noise is larger than
-     KFI_MS_NOISE). */
+     again in KFI_MS_CONFIRM_PAIRS pairs of timings, even past the budget
+     (kfi_measure_confirmed), or the rule stands: a loaded machine's noise
+     is larger than KFI_MS_NOISE, and a burst of it during the descent, or
+     during one or two timings, once elected a kernel 1.33x slower. Which
+     variant a pair times first is a fixed pseudo-random bit: in strict
+     alternation a competitor's time slices can fall on one side. */
   if (best.kernel != p->kernel || memcmp(best.args.bytes, p->args.bytes, sizeof best.args.bytes) != 0) {
     kfi_plan rule = *p;
+    double ratio[KFI_MS_CONFIRM_PAIRS];
+    int ok = 1;
     rule.magic = KFI_PLAN_MAGIC;
-    b.min_reps = b.reps < KFI_MS_CONFIRM_REPS ? b.reps : KFI_MS_CONFIRM_REPS;
-    for (i = 0; i < 2; i++) {
-      double tr = ms_time_variant(&b, &rule, -1), tw = ms_time_variant(&b, &best, -1);
-      if (tr < 0 || tw < 0 || tw >= tr * (1 - KFI_MS_NOISE)) {
-        best = *p;
-        break;
-      }
+    b.reps = b.min_reps = KFI_MS_CONFIRM_REPS;
+    for (i = 0; i < KFI_MS_CONFIRM_PAIRS && ok; i++) {
+      const int rule_first = (KFI_MS_CONFIRM_ORDER >> i) & 1;
+      double tr = rule_first ? ms_time_variant(&b, &rule, -1) : -1, tw = ms_time_variant(&b, &best, -1);
+      if (!rule_first) tr = ms_time_variant(&b, &rule, -1);
+      if (tr <= 0 || tw < 0) ok = 0;
+      else ratio[i] = tw / tr;
     }
+    if (!ok || !kfi_measure_confirmed(ratio, KFI_MS_CONFIRM_PAIRS)) best = *p;
   }
   ms_teardown(&b);
   best.magic = p->magic;

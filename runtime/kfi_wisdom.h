@@ -63,6 +63,17 @@ void kfi_choices_rule_cold(kfi_plan *p);
    (kf_measure.c); the rule's variant stays unless one beats it beyond noise.
    cold: the call's buffers are evicted from the caches before each timed run. */
 kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, int cold, kf_error *err);
+/* The noise rule (docs/tuning.md, "Measured plans"): a variant replaces the
+   one kept only when faster by more than KFI_MS_NOISE; a final winner other
+   than the rule's variant is then timed against it in KFI_MS_CONFIRM_PAIRS
+   pairs, and kept where kfi_measure_confirmed: ratio[i], the winner's time
+   over the rule's in pair i (n of them, at most KFI_MS_CONFIRM_PAIRS), has a
+   median below 1 - KFI_MS_NOISE and is below 1 in at least
+   KFI_MS_CONFIRM_WINS of every KFI_MS_CONFIRM_PAIRS pairs. */
+#define KFI_MS_NOISE 0.03
+#define KFI_MS_CONFIRM_PAIRS 7
+#define KFI_MS_CONFIRM_WINS 5
+int kfi_measure_confirmed(const double *ratio, int n);
 #if KFI_HAS_OS
 /* CLOCK_MONOTONIC in ns (kf_measure.c): what measuring and kf_stream.c time by. */
 double kfi_now_ns(void);

@@ -533,6 +533,34 @@ static void cold_mode(call *k, const char *what) {
   kf_wisdom_forget();
 }
 
+/* The confirmation's noise rule on given ratios (winner over rule per
+   pair): a steady 10% gain passes; a gain by less than the noise, a median
+   gain carried by too few pairs, and an equal plan seen through a burst of
+   noise on some pairs do not; neither does a failed timing. */
+static void confirmation_rule(void) {
+  const double steady[KFI_MS_CONFIRM_PAIRS] = { 0.90, 0.91, 0.89, 0.92, 0.90, 0.88, 0.91 };
+  double r[KFI_MS_CONFIRM_PAIRS];
+  int i;
+  th_check(kfi_measure_confirmed(steady, KFI_MS_CONFIRM_PAIRS), "a steady 10%% gain is confirmed");
+  for (i = 0; i < KFI_MS_CONFIRM_PAIRS; i++) r[i] = 1 - KFI_MS_NOISE / 2;
+  th_check(!kfi_measure_confirmed(r, KFI_MS_CONFIRM_PAIRS), "a gain within the noise is not");
+  /* the median pair gains 20%, but fewer than KFI_MS_CONFIRM_WINS pairs are faster */
+  for (i = 0; i < KFI_MS_CONFIRM_PAIRS; i++) r[i] = i < KFI_MS_CONFIRM_WINS - 1 ? 0.8 : 1.05;
+  th_check(KFI_MS_CONFIRM_WINS - 1 > KFI_MS_CONFIRM_PAIRS / 2 && !kfi_measure_confirmed(r, KFI_MS_CONFIRM_PAIRS),
+           "a median gain on too few pairs is not");
+  for (i = 0; i < KFI_MS_CONFIRM_PAIRS; i++) r[i] = i < KFI_MS_CONFIRM_WINS ? 0.8 : 1.05;
+  th_check(kfi_measure_confirmed(r, KFI_MS_CONFIRM_PAIRS), "a 20%% gain on enough pairs is");
+  /* equal plans; the rule's runs preempted in 3 pairs (ratio 0.3) */
+  for (i = 0; i < KFI_MS_CONFIRM_PAIRS; i++) r[i] = i % 2 ? 0.3 : 1.0 + 0.01 * i;
+  th_check(!kfi_measure_confirmed(r, KFI_MS_CONFIRM_PAIRS), "a burst of noise on 3 pairs elects no equal plan");
+  memcpy(r, steady, sizeof r);
+  r[3] = -1;
+  th_check(!kfi_measure_confirmed(r, KFI_MS_CONFIRM_PAIRS), "a failed timing confirms nothing");
+  th_check(!kfi_measure_confirmed(steady, 0) && !kfi_measure_confirmed(steady, KFI_MS_CONFIRM_PAIRS + 1),
+           "no pairs, or more than the rule knows, confirm nothing");
+  th_check(kfi_measure_confirmed(steady, 3), "three steady pairs of three confirm");
+}
+
 /* Two processes measure different calls and export to one file. */
 static void two_writers(void) {
   char path[512], text[65536];
@@ -599,6 +627,7 @@ int main(void) {
   every_variant(&d2, KFG_FAMILY_DWBPI, "dwbpi", "dwbpi s2", "var.wisdom");
   every_variant(&f, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf", "var.wisdom");
   every_variant(&f2, KFG_FAMILY_DWBPF, "dwbpf", "dwbpf s2", "var.wisdom");
+  confirmation_rule();
   foreign_stale_corrupt(&b);
   env_mode(&d);
   caller_buffers(&b);
