@@ -139,6 +139,7 @@ kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   g->flat = kfi_dwbpf_flat_rule(g);
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(T));
   g->rows = kfi_dwbpf_rows_rule(g, (int64_t)kf_dtype_size(T));
+  g->next = kfi_dwbpf_next_rule(g, (int64_t)kf_dtype_size(T));
   if (numel == 0) return KF_OK; /* nothing to write */
 
   /* An empty out_backprop (TF returns the output uninitialised, and on CPU

@@ -63,6 +63,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_DWBPF, "sweep", offsetof(kfi_dwbpf_args, sweep), 1, { 1 } },
   { KFG_FAMILY_DWBPF, "rows", offsetof(kfi_dwbpf_args, rows), 3, { 0, 1, 2 } },
   { KFG_FAMILY_DWBPF, "l2", offsetof(kfi_dwbpf_args, l2), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPF, "next", offsetof(kfi_dwbpf_args, next), 2, { 0, 1 } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 
@@ -90,7 +91,9 @@ void kfi_choices_rule_cold(kfi_plan *p) {
     ((kfi_dwbpi_args *)(void *)p->args.bytes)->wahead = 1;
     return;
   }
-  if (p->family != KFG_FAMILY_DWBPF || g->sh != 1 || g->sw != 1) return;
+  if (p->family != KFG_FAMILY_DWBPF) return;
+  g->next = g->layout == KFI_CHANNELS_LAST;
+  if (g->sh != 1 || g->sw != 1) return;
   g->llc = KFI_TINY;
   g->l2 = KFI_TINY; /* the sweep of short rows prefetches its next row */
   g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));

@@ -940,12 +940,51 @@ static void test_rows_rule(void) {
   llc_small(0);
 }
 
+/* ---- the next-piece rule (NHWC): stream the next piece's lines where x
+   and dy come from DRAM (beyond half the LLC, KFORGE_LLC simulated), or
+   the caller's outputs are fresh (kfi_choices_rule_cold, every stride);
+   never NCHW ---- */
+static void test_next_rule(void) {
+  static const struct { int layout, stride, far, fresh; const char *want; } cs[6] = {
+    { KF_NHWC, 1, 0, 0, " next=0 " }, { KF_NHWC, 1, 1, 0, " next=1 " }, { KF_NHWC, 2, 1, 0, " next=1 " },
+    { KF_NHWC, 2, 0, 1, " next=1 " }, { KF_NCHW, 1, 1, 0, " next=0 " }, { KF_NCHW, 1, 0, 1, " next=0 " },
+  };
+  int i;
+  if (!th_case("test_dwbpf next rule")) return;
+  for (i = 0; i < 6; i++) {
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan_options o;
+    kf_plan p;
+    kf_error err = {0};
+    bcase d;
+    char ch[300], padded[304];
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 14, d.c = 48, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = cs[i].stride, d.dh = d.dw = 1, d.pad = KF_SAME, d.nchw = cs[i].layout == KF_NCHW;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.fresh_outputs = cs[i].fresh;
+    llc_small(cs[i].far);
+    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "next rule %d: plan: %s", i, err.message)) {
+      snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
+      th_check(strstr(padded, cs[i].want) != NULL, "next rule: %s s%d%s%s takes%s(%s)",
+               cs[i].layout == KF_NHWC ? "NHWC" : "NCHW", cs[i].stride, cs[i].far ? " far" : "",
+               cs[i].fresh ? " fresh" : "", cs[i].want, ch);
+    }
+  }
+  llc_small(0);
+}
+
 /* ---- the measured-plan choice "span" (NHWC), through wisdom ----
    A measured entry rewritten to span = 1 byte (every piece one pixel: each
    pass's last-piece prefetch and the piece cuts at every col), a few
    pixels and none, each with and without the prefetching walkers (llc 1
-   and 2^40): each plan must name its words, match the reference and give
-   the same bits on 1 and 3 threads. C = 57: wide passes, full vectors and
+   and 2^40) and the next piece streamed (next 0 and 1): each plan must
+   name its words, match the reference and give the same bits on 1 and 3
+   threads. C = 57: wide passes, full vectors and
    a tail on every ISA; stride 1 and 2. */
 static void test_span_choice(void) {
   static const long long spans[3] = { 1, 3000, 0 }, llcs[2] = { 1, 1LL << 40 };
@@ -959,13 +998,14 @@ static void test_span_choice(void) {
     snprintf(what, sizeof what, "span choice s%d", s);
     if (!measured_entry(&d, what, path, sizeof path, text, sizeof text)) continue;
     for (si = 0; si < 3; si++)
-      for (li = 0; li < 2; li++) {
+      for (li = 0; li < 4; li++) { /* llc 1 and 2^40, each without and with the next piece streamed */
         void *a = NULL, *b = NULL;
         kf_plan_options o3;
-        if (!th_check(set_word(text, sizeof text, "span", spans[si]) && set_word(text, sizeof text, "llc", llcs[li]),
-                      "%s: the entry names span and llc: %s", what, text))
+        if (!th_check(set_word(text, sizeof text, "span", spans[si]) && set_word(text, sizeof text, "llc", llcs[li / 2]) &&
+                          set_word(text, sizeof text, "next", li % 2),
+                      "%s: the entry names span, llc and next: %s", what, text))
           break;
-        snprintf(words, sizeof words, "span=%lld llc=%lld", spans[si], llcs[li]);
+        snprintf(words, sizeof words, "span=%lld llc=%lld next=%d", spans[si], llcs[li / 2], li % 2);
         entry_plan(&d, what, path, text, 1, words);
         snprintf(label, sizeof label, "%s threads=1", words);
         run_case(&d, NULL, NULL, label, &a);
@@ -1229,6 +1269,7 @@ int main(void) {
   test_span_choice();
   test_rows_choice();
   test_rows_rule();
+  test_next_rule();
   test_span_rule();
   return th_done();
 }
