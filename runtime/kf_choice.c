@@ -39,7 +39,9 @@
    flat, the AVX-512 NCHW kernels' flat walk or row walk
    (kfi_dwbpf_flat_rule); its rows, the NHWC rows walker on whole centred
    rows where there is no wide walker (1), also where there is (2; the rule
-   on x86-64 but for far data: kfi_dwbpf_rows_rule), or never (0). Depthwise input's ahead: the bytes of dy
+   on x86-64 but for far data: kfi_dwbpf_rows_rule), or never (0); its
+   next, the NHWC kernels' stream of the next piece's lines (1) or not (0;
+   kfi_dwbpf_next_rule). Depthwise input's ahead: the bytes of dy
    prefetched ahead of the row computed (0: none; the rule's quarter of the
    L1d leaves rows above 12 KiB unprefetched, 32 KiB takes them too, 256 KiB
    reads far ahead); its wahead: with that read-ahead, the dx rows
@@ -76,12 +78,15 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
 
 /* In a step whose data is far larger than the LLC (the caller's fresh
    outputs), the filter gradient's x comes from the forward pass and its
-   dy from the op before, both from DRAM whatever their size: its passes
-   prefetch as for data beyond the LLC (NHWC: the next channel vectors,
-   strided by C elements; NCHW: the next channel's planes). Unit stride
-   only: strided NHWC calls measured slower so, and strided NCHW calls run
-   the plain loops (docs/performance_dwbpf.md, "Cold inputs in a step",
-   "NCHW: the next channel's planes"). The input gradient's dx is in no
+   dy from the op before, both from DRAM whatever their size: NHWC
+   kernels stream the next piece's lines in order at every stride (next;
+   docs/performance.md, "Zen 4: the next piece in order"), and unit-stride
+   passes prefetch as for data beyond the LLC (NHWC: the next channel
+   vectors, strided by C elements; NCHW: the next channel's planes).
+   Strided calls keep the rest of the rule: strided NHWC calls measured
+   slower with it, and strided NCHW calls run the plain loops
+   (docs/performance_dwbpf.md, "Cold inputs in a step", "NCHW: the next
+   channel's planes"). The input gradient's dx is in no
    cache either: where it is not streamed, its NHWC rows are prefetched
    for writing with dy's read-ahead (docs/performance_dwbpi.md, "Fresh
    outputs: dx prefetched for writing"). */
