@@ -89,11 +89,14 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
    channel's planes"). The input gradient's dx is in no
    cache either: where it is not streamed, its NHWC rows are prefetched
    for writing with dy's read-ahead (docs/performance_dwbpi.md, "Fresh
-   outputs: dx prefetched for writing"). */
+   outputs: dx prefetched for writing"), which reads further ahead
+   (kfi_dwbpi_ahead_cold). */
 void kfi_choices_rule_cold(kfi_plan *p) {
   kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;
   if (p->family == KFG_FAMILY_DWBPI) {
-    ((kfi_dwbpi_args *)(void *)p->args.bytes)->wahead = 1;
+    kfi_dwbpi_args *d = (kfi_dwbpi_args *)(void *)p->args.bytes;
+    d->wahead = 1;
+    d->ahead = kfi_dwbpi_ahead_cold(&d->cache);
     return;
   }
   if (p->family != KFG_FAMILY_DWBPF) return;

@@ -36,4 +36,14 @@ typedef struct kfi_dwbpi_args {
    to the hardware prefetchers. */
 static inline int64_t kfi_dwbpi_ahead_rule(const kfi_caches *c) { return c->l1d / 4; }
 
+/* The read-ahead for fresh outputs (a step's cold rule): half the L1d. A
+   quarter reads no row ahead where a row's share of dy exceeds an eighth
+   of the L1d (4.6 KB rows of MobileNetV2 on a 32 KiB L1d), and from DRAM
+   those rows waited on every line: on Zen 4, cold, 16x24x24x48 0.305 ->
+   0.159 ms and 16x12x12x96 0.216 -> 0.091 ms with half; calls that read
+   ahead already stayed level, and reading further lost (128 KiB: 1.1-1.3x
+   the time of half the L1d). docs/performance.md,
+   "Zen 4: the input gradient reads further ahead cold". */
+static inline int64_t kfi_dwbpi_ahead_cold(const kfi_caches *c) { return c->l1d / 2; }
+
 #endif

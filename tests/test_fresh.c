@@ -7,7 +7,8 @@
 ** streamed or none (KFORGE_STREAM), gives bitwise the same outputs, so
 ** whatever the measurement decides changes no result; a plan measured
 ** cold keeps the fresh threshold; the input gradient's fresh plans
-** prefetch dx (wahead=1), its warm ones not. The filter
+** prefetch dx (wahead=1) and read dy further ahead (ahead: half the L1d,
+** not a quarter), its warm ones not. The filter
 ** gradient, whose output is small, reads the hint as "the inputs come from
 ** DRAM too": its unit-stride plans prefetch (llc=1; NHWC span by its
 ** rule), its strided ones keep the rule's LLC; the two plans' results agree within f32
@@ -141,6 +142,9 @@ static void check_call(call *k, const char *what) {
     th_check(choice_of(&p0, " wahead=") == (dw ? 0 : -1) && choice_of(&pf, " wahead=") == (dw ? 1 : -1),
              "wahead: %s (%lld without the hint, %lld with it)", dw ? "0, then 1" : "none", (long long)choice_of(&p0, " wahead="),
              (long long)choice_of(&pf, " wahead="));
+    th_check(choice_of(&p0, " ahead=") == (dw ? c.l1d / 4 : -1) && choice_of(&pf, " ahead=") == (dw ? c.l1d / 2 : -1),
+             "ahead: %s (%lld without the hint, %lld with it)", dw ? "a quarter of the L1d, then half" : "none",
+             (long long)choice_of(&p0, " ahead="), (long long)choice_of(&pf, " ahead="));
   }
   dx = bytes_of(kf_plan_output_desc(&pf, 0));
   printf("%s: dx %zu bytes: past the streaming threshold %s without the hint, %s with it\n", what, dx,
