@@ -46,62 +46,6 @@
 #define KFI_NOINLINE __attribute__((noinline))
 #else
 #define KFI_NOINLINE
-/* The rule's `next`: where x and dy come from DRAM (kfi_dwbpf_far; the
-   cold rule too, kfi_choices_rule_cold). A channel pass walks its pixels C
-   elements apart, one line each, and from DRAM such a walk read 8-11
-   GB/s on Zen 4 against 35 for the same lines in order; streaming the next
-   piece's lines in order while this piece's passes run made MobileNetV2's
-   cold calls 19-32% faster there. From the LLC the same bursts cost more
-   than they saved (8x28x28x192 warm: 1.23x the time), so warm calls do
-   not stream (docs/performance.md, "Zen 4: the next piece in order"). */
-static inline int64_t kfi_dwbpf_next_rule(const kfi_dwbpf_args *a, int64_t esize) {
-  return a->layout == KFI_CHANNELS_LAST && kfi_dwbpf_far(a, esize);
-}
-
-/* The next piece's lines: its dy and its x rows as two byte ranges (x's
-   from its first pixel's top-left tap to its last one's bottom-right, as
-   if the rows ran on across images), issued `per` lines per channel vector
-   a pass covers, so that they arrive in the L2 in order while this piece's
-   passes read theirs. Only where one task takes every channel of a piece
-   (cgroups 1: else each group would fetch every channel). Prefetches never
-   fault; the ranges start at the line of x's and dy's first byte. */
-typedef struct kfi_dwbpf_stream {
-  uintptr_t p[2], e[2];
-  int64_t per;
-} kfi_dwbpf_stream;
-
-static inline void kfi_dwbpf_stream_init(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t esize,
-                                         int64_t vectors, kfi_dwbpf_stream *s) {
-  int64_t r0, r1, c0, c1, b0, b1, y0, y1, x0, x1, lines;
-  s->p[0] = s->e[0] = s->p[1] = s->e[1] = 0;
-  s->per = 0;
-  if (!a->next || p + 1 >= t->pieces || t->cgroups != 1 || vectors <= 0) return;
-  kfi_dwbpf_piece(a, t, p + 1, &r0, &r1, &c0, &c1);
-  s->p[0] = ((uintptr_t)a->dy + (uintptr_t)((r0 * a->ow + c0) * a->c * a->m * esize)) & ~(uintptr_t)63;
-  s->e[0] = (uintptr_t)a->dy + (uintptr_t)(((r1 - 1) * a->ow + c1) * a->c * a->m * esize);
-  b0 = r0 / a->oh, b1 = (r1 - 1) / a->oh;
-  y0 = r0 % a->oh * a->sh - a->pad_top;
-  y1 = (r1 - 1) % a->oh * a->sh - a->pad_top + (a->kh - 1) * a->dh;
-  x0 = c0 * a->sw - a->pad_left;
-  x1 = (c1 - 1) * a->sw - a->pad_left + (a->kw - 1) * a->dw;
-  y0 = y0 < 0 ? 0 : y0;
-  y1 = y1 > a->h - 1 ? a->h - 1 : y1;
-  x0 = x0 < 0 ? 0 : x0;
-  x1 = x1 > a->w - 1 ? a->w - 1 : x1;
-  s->p[1] = ((uintptr_t)a->x + (uintptr_t)(((b0 * a->h + y0) * a->w + x0) * a->c * esize)) & ~(uintptr_t)63;
-  s->e[1] = (uintptr_t)a->x + (uintptr_t)(((b1 * a->h + y1) * a->w + x1 + 1) * a->c * esize);
-  if (s->e[1] < s->p[1]) s->e[1] = s->p[1];
-  lines = (int64_t)((s->e[0] - s->p[0]) + (s->e[1] - s->p[1])) / 64 + 2;
-  s->per = (lines + vectors - 1) / vectors;
-}
-
-/* Before a pass over n channel vectors: its share of the next piece's lines. */
-static inline void kfi_dwbpf_stream_pass(kfi_dwbpf_stream *s, int64_t n) {
-  int64_t k = s->per * n;
-  for (; k > 0 && s->p[0] < s->e[0]; k--, s->p[0] += 64) KFI_PREFETCH_L2(s->p[0]);
-  for (; k > 0 && s->p[1] < s->e[1]; k--, s->p[1] += 64) KFI_PREFETCH_L2(s->p[1]);
-}
-
 #endif
 
 typedef struct kfi_dwbpf_args {
@@ -126,7 +70,7 @@ typedef struct kfi_dwbpf_args {
                                     (kfi_dwbpf_sweep_chunk) instead of the wide walker, as the AVX2
                                     ones do by rule; 0 (the rule): never. Others ignore it */
   int64_t next;                  /* 1: the NHWC SIMD kernels stream the next piece's x and dy into
-                                    the L2 over a piece's channel passes (kfi_dwbpf_stream); the
+                                    the L2 over a piece's channel passes (kfi_dwbpf_stream_init); the
                                     rule: kfi_dwbpf_next_rule. NCHW and the plain loops ignore it */
 } kfi_dwbpf_args;
 
@@ -140,62 +84,6 @@ typedef struct kfi_dwbpf_args {
 #define KFI_DWBPF_ROWS_RULE 2
 #else
 #define KFI_DWBPF_ROWS_RULE 1
-/* The rule's `next`: where x and dy come from DRAM (kfi_dwbpf_far; the
-   cold rule too, kfi_choices_rule_cold). A channel pass walks its pixels C
-   elements apart, one line each, and from DRAM such a walk read 8-11
-   GB/s on Zen 4 against 35 for the same lines in order; streaming the next
-   piece's lines in order while this piece's passes run made MobileNetV2's
-   cold calls 19-32% faster there. From the LLC the same bursts cost more
-   than they saved (8x28x28x192 warm: 1.23x the time), so warm calls do
-   not stream (docs/performance.md, "Zen 4: the next piece in order"). */
-static inline int64_t kfi_dwbpf_next_rule(const kfi_dwbpf_args *a, int64_t esize) {
-  return a->layout == KFI_CHANNELS_LAST && kfi_dwbpf_far(a, esize);
-}
-
-/* The next piece's lines: its dy and its x rows as two byte ranges (x's
-   from its first pixel's top-left tap to its last one's bottom-right, as
-   if the rows ran on across images), issued `per` lines per channel vector
-   a pass covers, so that they arrive in the L2 in order while this piece's
-   passes read theirs. Only where one task takes every channel of a piece
-   (cgroups 1: else each group would fetch every channel). Prefetches never
-   fault; the ranges start at the line of x's and dy's first byte. */
-typedef struct kfi_dwbpf_stream {
-  uintptr_t p[2], e[2];
-  int64_t per;
-} kfi_dwbpf_stream;
-
-static inline void kfi_dwbpf_stream_init(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t esize,
-                                         int64_t vectors, kfi_dwbpf_stream *s) {
-  int64_t r0, r1, c0, c1, b0, b1, y0, y1, x0, x1, lines;
-  s->p[0] = s->e[0] = s->p[1] = s->e[1] = 0;
-  s->per = 0;
-  if (!a->next || p + 1 >= t->pieces || t->cgroups != 1 || vectors <= 0) return;
-  kfi_dwbpf_piece(a, t, p + 1, &r0, &r1, &c0, &c1);
-  s->p[0] = ((uintptr_t)a->dy + (uintptr_t)((r0 * a->ow + c0) * a->c * a->m * esize)) & ~(uintptr_t)63;
-  s->e[0] = (uintptr_t)a->dy + (uintptr_t)(((r1 - 1) * a->ow + c1) * a->c * a->m * esize);
-  b0 = r0 / a->oh, b1 = (r1 - 1) / a->oh;
-  y0 = r0 % a->oh * a->sh - a->pad_top;
-  y1 = (r1 - 1) % a->oh * a->sh - a->pad_top + (a->kh - 1) * a->dh;
-  x0 = c0 * a->sw - a->pad_left;
-  x1 = (c1 - 1) * a->sw - a->pad_left + (a->kw - 1) * a->dw;
-  y0 = y0 < 0 ? 0 : y0;
-  y1 = y1 > a->h - 1 ? a->h - 1 : y1;
-  x0 = x0 < 0 ? 0 : x0;
-  x1 = x1 > a->w - 1 ? a->w - 1 : x1;
-  s->p[1] = ((uintptr_t)a->x + (uintptr_t)(((b0 * a->h + y0) * a->w + x0) * a->c * esize)) & ~(uintptr_t)63;
-  s->e[1] = (uintptr_t)a->x + (uintptr_t)(((b1 * a->h + y1) * a->w + x1 + 1) * a->c * esize);
-  if (s->e[1] < s->p[1]) s->e[1] = s->p[1];
-  lines = (int64_t)((s->e[0] - s->p[0]) + (s->e[1] - s->p[1])) / 64 + 2;
-  s->per = (lines + vectors - 1) / vectors;
-}
-
-/* Before a pass over n channel vectors: its share of the next piece's lines. */
-static inline void kfi_dwbpf_stream_pass(kfi_dwbpf_stream *s, int64_t n) {
-  int64_t k = s->per * n;
-  for (; k > 0 && s->p[0] < s->e[0]; k--, s->p[0] += 64) KFI_PREFETCH_L2(s->p[0]);
-  for (; k > 0 && s->p[1] < s->e[1]; k--, s->p[1] += 64) KFI_PREFETCH_L2(s->p[1]);
-}
-
 #endif
 
 /* Bytes of x and dy together. */
@@ -429,7 +317,6 @@ static inline void kfi_dwbpf_next(const kfi_dwbpf_args *a, const kfi_dwbpf_tilin
   *dx = (nr * a->sh * a->w + nc * a->sw) * a->c;
 }
 
-
 /* Piece p: flattened rows [*r0, *r1), cols [*c0, *c1). */
 static inline void kfi_dwbpf_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t *r0,
                                    int64_t *r1, int64_t *c0, int64_t *c1) {
@@ -452,27 +339,20 @@ static inline int64_t kfi_dwbpf_next_rule(const kfi_dwbpf_args *a, int64_t esize
   return a->layout == KFI_CHANNELS_LAST && kfi_dwbpf_far(a, esize);
 }
 
-/* The next piece's lines: its dy and its x rows as two byte ranges (x's
-   from its first pixel's top-left tap to its last one's bottom-right, as
-   if the rows ran on across images), issued `per` lines per channel vector
-   a pass covers, so that they arrive in the L2 in order while this piece's
-   passes read theirs. Only where one task takes every channel of a piece
-   (cgroups 1: else each group would fetch every channel). Prefetches never
-   fault; the ranges start at the line of x's and dy's first byte. */
-typedef struct kfi_dwbpf_stream {
-  uintptr_t p[2], e[2];
-  int64_t per;
-} kfi_dwbpf_stream;
-
+/* The next piece's lines (kfi_lines): its dy and its x rows, x's from its
+   first pixel's top-left tap to its last one's bottom-right (as if the
+   rows ran on across images), in shares of one channel vector of the
+   `vectors` this piece's passes cover. Only where one task takes every
+   channel of a piece (cgroups 1: else each group would fetch every
+   channel). */
 static inline void kfi_dwbpf_stream_init(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t esize,
-                                         int64_t vectors, kfi_dwbpf_stream *s) {
-  int64_t r0, r1, c0, c1, b0, b1, y0, y1, x0, x1, lines;
-  s->p[0] = s->e[0] = s->p[1] = s->e[1] = 0;
-  s->per = 0;
-  if (!a->next || p + 1 >= t->pieces || t->cgroups != 1 || vectors <= 0) return;
+                                         int64_t vectors, kfi_lines *s) {
+  int64_t r0, r1, c0, c1, b0, b1, y0, y1, x0, x1, g0, g1, i0, i1;
+  if (!a->next || p + 1 >= t->pieces || t->cgroups != 1 || vectors <= 0) {
+    kfi_lines_init(s, a->dy, 0, a->x, 0, 0);
+    return;
+  }
   kfi_dwbpf_piece(a, t, p + 1, &r0, &r1, &c0, &c1);
-  s->p[0] = ((uintptr_t)a->dy + (uintptr_t)((r0 * a->ow + c0) * a->c * a->m * esize)) & ~(uintptr_t)63;
-  s->e[0] = (uintptr_t)a->dy + (uintptr_t)(((r1 - 1) * a->ow + c1) * a->c * a->m * esize);
   b0 = r0 / a->oh, b1 = (r1 - 1) / a->oh;
   y0 = r0 % a->oh * a->sh - a->pad_top;
   y1 = (r1 - 1) % a->oh * a->sh - a->pad_top + (a->kh - 1) * a->dh;
@@ -482,18 +362,10 @@ static inline void kfi_dwbpf_stream_init(const kfi_dwbpf_args *a, const kfi_dwbp
   y1 = y1 > a->h - 1 ? a->h - 1 : y1;
   x0 = x0 < 0 ? 0 : x0;
   x1 = x1 > a->w - 1 ? a->w - 1 : x1;
-  s->p[1] = ((uintptr_t)a->x + (uintptr_t)(((b0 * a->h + y0) * a->w + x0) * a->c * esize)) & ~(uintptr_t)63;
-  s->e[1] = (uintptr_t)a->x + (uintptr_t)(((b1 * a->h + y1) * a->w + x1 + 1) * a->c * esize);
-  if (s->e[1] < s->p[1]) s->e[1] = s->p[1];
-  lines = (int64_t)((s->e[0] - s->p[0]) + (s->e[1] - s->p[1])) / 64 + 2;
-  s->per = (lines + vectors - 1) / vectors;
-}
-
-/* Before a pass over n channel vectors: its share of the next piece's lines. */
-static inline void kfi_dwbpf_stream_pass(kfi_dwbpf_stream *s, int64_t n) {
-  int64_t k = s->per * n;
-  for (; k > 0 && s->p[0] < s->e[0]; k--, s->p[0] += 64) KFI_PREFETCH_L2(s->p[0]);
-  for (; k > 0 && s->p[1] < s->e[1]; k--, s->p[1] += 64) KFI_PREFETCH_L2(s->p[1]);
+  g0 = (r0 * a->ow + c0) * a->c * a->m, g1 = ((r1 - 1) * a->ow + c1) * a->c * a->m;
+  i0 = ((b0 * a->h + y0) * a->w + x0) * a->c, i1 = ((b1 * a->h + y1) * a->w + x1 + 1) * a->c;
+  kfi_lines_init(s, (const char *)a->dy + g0 * esize, (size_t)((g1 - g0) * esize), (const char *)a->x + i0 * esize,
+                 (size_t)(i1 > i0 ? (i1 - i0) * esize : 0), vectors);
 }
 
 #endif

@@ -55,6 +55,35 @@ static inline void kfi_parallel_for(const kfi_par *p, void (*task)(void *ctx, si
 #endif
 #define KFI_PREFETCH(p, n) KFI_PREFETCH_LINE((uintptr_t)(p) + (uintptr_t)(n) * sizeof *(p))
 
+/* The next block's lines, streamed into the L2 in order a share at a time:
+   two byte ranges [p, e) (from their first bytes' lines), `per` lines a
+   share. A walk that reads its block's lines C elements apart (a channel
+   tile or pass at a time) gets the next block from an ordered stream
+   meanwhile, which the hardware prefetchers follow and such a walk's lines
+   do not (docs/performance.md, "Zen 4: the next piece in order"). */
+typedef struct kfi_lines {
+  uintptr_t p[2], e[2];
+  int64_t per;
+} kfi_lines;
+
+/* shares <= 0, or empty ranges: nothing to stream. */
+static inline void kfi_lines_init(kfi_lines *s, const void *a, size_t an, const void *b, size_t bn, int64_t shares) {
+  s->p[0] = (uintptr_t)a & ~(uintptr_t)63;
+  s->e[0] = (uintptr_t)a + an;
+  s->p[1] = (uintptr_t)b & ~(uintptr_t)63;
+  s->e[1] = (uintptr_t)b + bn;
+  s->per = shares > 0 && (an || bn) ? (int64_t)((s->e[0] - s->p[0] + s->e[1] - s->p[1]) / 64 + 2 + shares - 1) / shares : 0;
+  if (!an) s->p[0] = s->e[0];
+  if (!bn) s->p[1] = s->e[1];
+}
+
+/* n shares of the lines not yet streamed. */
+static inline void kfi_lines_step(kfi_lines *s, int64_t n) {
+  int64_t k = s->per * n;
+  for (; k > 0 && s->p[0] < s->e[0]; k--, s->p[0] += 64) KFI_PREFETCH_L2(s->p[0]);
+  for (; k > 0 && s->p[1] < s->e[1]; k--, s->p[1] += 64) KFI_PREFETCH_L2(s->p[1]);
+}
+
 /* ---- IEEE half <-> float, round to nearest even (portable) ---- */
 static inline float kfi_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;

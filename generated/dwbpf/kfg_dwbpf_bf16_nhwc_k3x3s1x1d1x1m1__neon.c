@@ -1874,19 +1874,19 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(uint16_t) * 72 * ((c1 - c0) * 1 + 2) <= a->l1d;
-  kfi_dwbpf_stream st; /* a->next: the next piece's lines, a share before each pass */
+  kfi_lines st; /* a->next: the next piece's lines, a share before each pass */
   kfi_dwbpf_stream_init(a, t, p, sizeof(uint16_t), (ch1 - ch + 3) / 4, &st);
   /* whole centred rows: the rows walker (far data, or with line-wide
      vectors an image beyond half the L2: the one that prefetches) */
   if (a->rows == 2 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 1 && W >= 3) {
     if (kfi_dwbpf_far(a, sizeof(uint16_t)))
       for (; ch + 4 <= ch1; ch += 4) {
-        kfi_dwbpf_stream_pass(&st, 1);
+        kfi_lines_step(&st, 1);
         kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows_pf(a, r0, r1, ch, part);
       }
     else
       for (; ch + 4 <= ch1; ch += 4) {
-        kfi_dwbpf_stream_pass(&st, 1);
+        kfi_lines_step(&st, 1);
         kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_rows(a, r0, r1, ch, part);
       }
   }
@@ -1898,28 +1898,28 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args 
     if (wide)
       for (; ch + 12 <= ch1; ch += 12) {
         const int last = ch + 16 > ch1;
-        kfi_dwbpf_stream_pass(&st, 3);
+        kfi_lines_step(&st, 3);
         kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 12,
                           last ? nx + ch0 - ch : 12, part);
       }
     for (; ch + 4 <= ch1; ch += 4) {
       const int last = ch + 8 > ch1;
-      kfi_dwbpf_stream_pass(&st, 1);
+      kfi_lines_step(&st, 1);
       kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 4,
                           last ? nx + ch0 - ch : 4, part);
     }
   }
   if (wide)
     for (; ch + 12 <= ch1; ch += 12) {
-      kfi_dwbpf_stream_pass(&st, 3);
+      kfi_lines_step(&st, 3);
       kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     }
   for (; ch + 4 <= ch1; ch += 4) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   }
   if (ch < ch1) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }

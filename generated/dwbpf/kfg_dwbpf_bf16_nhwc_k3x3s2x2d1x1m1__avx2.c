@@ -516,20 +516,20 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_piece(const kfi_dwbpf_args 
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  kfi_dwbpf_stream st; /* a->next: the next piece's lines, a share before each pass */
+  kfi_lines st; /* a->next: the next piece's lines, a share before each pass */
   kfi_dwbpf_stream_init(a, t, p, sizeof(uint16_t), (ch1 - ch + 7) / 8, &st);
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 8 <= ch1; ch += 8) {
-      kfi_dwbpf_stream_pass(&st, 1);
+      kfi_lines_step(&st, 1);
       kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     }
   }
   for (; ch + 8 <= ch1; ch += 8) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
   }
   if (ch < ch1) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }

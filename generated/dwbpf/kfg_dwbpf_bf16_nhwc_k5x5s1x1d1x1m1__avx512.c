@@ -2341,34 +2341,34 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_piece(const kfi_dwbpf_arg
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  kfi_dwbpf_stream st; /* a->next: the next piece's lines, a share before each pass */
+  kfi_lines st; /* a->next: the next piece's lines, a share before each pass */
   kfi_dwbpf_stream_init(a, t, p, sizeof(uint16_t), (ch1 - ch + 15) / 16, &st);
   /* whole centred rows: the rows walker (far data, or with line-wide
      vectors an image beyond half the L2: the one that prefetches) */
   if (a->rows != 0 && c0 == 0 && c1 == a->ow && a->ow == W && PL == 2 && W >= 5) {
     if (kfi_dwbpf_far(a, sizeof(uint16_t)))
       for (; ch + 16 <= ch1; ch += 16) {
-        kfi_dwbpf_stream_pass(&st, 1);
+        kfi_lines_step(&st, 1);
         kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows_pf(a, r0, r1, ch, part);
       }
     else
       for (; ch + 16 <= ch1; ch += 16) {
-        kfi_dwbpf_stream_pass(&st, 1);
+        kfi_lines_step(&st, 1);
         kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_rows(a, r0, r1, ch, part);
       }
   }
   if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 16 <= ch1; ch += 16) {
-      kfi_dwbpf_stream_pass(&st, 1);
+      kfi_lines_step(&st, 1);
       kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
     }
   }
   for (; ch + 16 <= ch1; ch += 16) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 16, part);
   }
   if (ch < ch1) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }

@@ -1383,7 +1383,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_piece(const kfi_dwbpf_args *
      narrow ones keep. Each accumulator sums the same terms in the same order
      either way. */
   wide = (int64_t)sizeof(float) * 72 * ((c1 - c0) * 2 + 2) <= a->l1d;
-  kfi_dwbpf_stream st; /* a->next: the next piece's lines, a share before each pass */
+  kfi_lines st; /* a->next: the next piece's lines, a share before each pass */
   kfi_dwbpf_stream_init(a, t, p, sizeof(float), (ch1 - ch + 3) / 4, &st);
   if (kfi_dwbpf_prefetch(a, sizeof(float))) { /* the same walks, prefetching */
     /* each pass the next one's lines; the last full pass (no full vector
@@ -1393,28 +1393,28 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_piece(const kfi_dwbpf_args *
     if (wide)
       for (; ch + 12 <= ch1; ch += 12) {
         const int last = ch + 16 > ch1;
-        kfi_dwbpf_stream_pass(&st, 3);
+        kfi_lines_step(&st, 3);
         kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 12,
                           last ? nx + ch0 - ch : 12, part);
       }
     for (; ch + 4 <= ch1; ch += 4) {
       const int last = ch + 8 > ch1;
-      kfi_dwbpf_stream_pass(&st, 1);
+      kfi_lines_step(&st, 1);
       kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, last ? ng + ch0 - ch : 4,
                           last ? nx + ch0 - ch : 4, part);
     }
   }
   if (wide)
     for (; ch + 12 <= ch1; ch += 12) {
-      kfi_dwbpf_stream_pass(&st, 3);
+      kfi_lines_step(&st, 3);
       kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_wide(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     }
   for (; ch + 4 <= ch1; ch += 4) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   }
   if (ch < ch1) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }

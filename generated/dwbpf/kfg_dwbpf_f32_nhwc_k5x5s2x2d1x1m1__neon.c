@@ -1084,20 +1084,20 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  kfi_dwbpf_stream st; /* a->next: the next piece's lines, a share before each pass */
+  kfi_lines st; /* a->next: the next piece's lines, a share before each pass */
   kfi_dwbpf_stream_init(a, t, p, sizeof(float), (ch1 - ch + 3) / 4, &st);
   if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching the next channel vector */
     for (; ch + 4 <= ch1; ch += 4) {
-      kfi_dwbpf_stream_pass(&st, 1);
+      kfi_lines_step(&st, 1);
       kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
     }
   }
   for (; ch + 4 <= ch1; ch += 4) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   }
   if (ch < ch1) {
-    kfi_dwbpf_stream_pass(&st, 1);
+    kfi_lines_step(&st, 1);
     kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }
