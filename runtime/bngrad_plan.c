@@ -108,6 +108,7 @@ kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, 
   g->epsilon = a->epsilon;
   kfi_cpu_caches(&g->cache);
   g->columns = 1;
+  g->next = 0; /* warm: the tiles' rows from the L2 or the LLC need no stream; fresh outputs: kfi_choices_rule_cold */
   if (numel == 0) return KF_OK; /* TF: zero scale/offset gradients, empty x_backprop */
 
   key[KFG_BNGRAD_KEY_T] = (int32_t)T;

@@ -54,6 +54,7 @@ const kfi_choice_def kfi_choices[] = {
   { KFG_FAMILY_BNGRAD, "l2", offsetof(kfi_bngrad_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_BNGRAD, "columns", offsetof(kfi_bngrad_args, columns), 1, { 0 } },
   { KFG_FAMILY_BNGRAD, "stream", offsetof(kfi_bngrad_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_BNGRAD, "next", offsetof(kfi_bngrad_args, next), 2, { 0, 1 } },
   { KFG_FAMILY_DWBPI, "l1d", offsetof(kfi_dwbpi_args, cache.l1d), 3, { 32 * KFI_KIB, 64 * KFI_KIB, KFI_HUGE } },
   { KFG_FAMILY_DWBPI, "l2", offsetof(kfi_dwbpi_args, cache.l2), 2, { 512 * KFI_KIB, 2048 * KFI_KIB } },
   { KFG_FAMILY_DWBPI, "stream", offsetof(kfi_dwbpi_args, cache.stream), 2, { KFI_TINY, KFI_HUGE } },
@@ -90,9 +91,15 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
    cache either: where it is not streamed, its NHWC rows are prefetched
    for writing with dy's read-ahead (docs/performance_dwbpi.md, "Fresh
    outputs: dx prefetched for writing"), which reads further ahead
-   (kfi_dwbpi_ahead_cold). */
+   (kfi_dwbpi_ahead_cold). Batch norm's pass-1 tiles, channels last,
+   stream the next sub-block's rows (next). */
 void kfi_choices_rule_cold(kfi_plan *p) {
   kfi_dwbpf_args *g = (kfi_dwbpf_args *)(void *)p->args.bytes;
+  if (p->family == KFG_FAMILY_BNGRAD) {
+    kfi_bngrad_args *n = (kfi_bngrad_args *)(void *)p->args.bytes;
+    n->next = n->layout == KFI_CHANNELS_LAST;
+    return;
+  }
   if (p->family == KFG_FAMILY_DWBPI) {
     kfi_dwbpi_args *d = (kfi_dwbpi_args *)(void *)p->args.bytes;
     d->wahead = 1;

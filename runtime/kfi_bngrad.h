@@ -22,6 +22,9 @@ typedef struct kfi_bngrad_args {
   void *scratch;                 /* the kernel's scratch query, in bytes */
   kfi_caches cache;              /* the caches the plan sizes by */
   int64_t columns;               /* 1: few rows, and channels first, may run by channel blocks (the rules), 0: never */
+  int64_t next;                  /* 1: channels last, rows of more than one tile: pass 1's tiles stream
+                                    the next sub-block's dy and x rows into the L2 in order (kfi_lines);
+                                    the rule: 0, 1 for fresh outputs (kfi_choices_rule_cold) */
 } kfi_bngrad_args;
 
 /* Whether dy, x and dx (esize bytes an element) together exceed half the

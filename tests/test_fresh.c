@@ -8,7 +8,9 @@
 ** whatever the measurement decides changes no result; a plan measured
 ** cold keeps the fresh threshold; the input gradient's fresh plans
 ** prefetch dx (wahead=1) and read dy further ahead (ahead: half the L1d,
-** not a quarter), its warm ones not. The filter
+** not a quarter), its warm ones not; fresh batch-norm plans, and NHWC
+** filter-gradient ones at every stride, stream the next block's rows
+** (next=1), warm ones not. The filter
 ** gradient, whose output is small, reads the hint as "the inputs come from
 ** DRAM too": its unit-stride plans prefetch (llc=1; NHWC span by its
 ** rule), its strided ones keep the rule's LLC; the two plans' results agree within f32
@@ -142,6 +144,9 @@ static void check_call(call *k, const char *what) {
     th_check(choice_of(&p0, " wahead=") == (dw ? 0 : -1) && choice_of(&pf, " wahead=") == (dw ? 1 : -1),
              "wahead: %s (%lld without the hint, %lld with it)", dw ? "0, then 1" : "none", (long long)choice_of(&p0, " wahead="),
              (long long)choice_of(&pf, " wahead="));
+    th_check(choice_of(&p0, " next=") == (dw ? -1 : 0) && choice_of(&pf, " next=") == (dw ? -1 : 1),
+             "next: %s (%lld without the hint, %lld with it)", dw ? "none" : "0, then 1",
+             (long long)choice_of(&p0, " next="), (long long)choice_of(&pf, " next="));
     th_check(choice_of(&p0, " ahead=") == (dw ? c.l1d / 4 : -1) && choice_of(&pf, " ahead=") == (dw ? c.l1d / 2 : -1),
              "ahead: %s (%lld without the hint, %lld with it)", dw ? "a quarter of the L1d, then half" : "none",
              (long long)choice_of(&p0, " ahead="), (long long)choice_of(&pf, " ahead="));
@@ -214,6 +219,11 @@ static void check_filter(call *k, const char *what, int cold) {
   th_check(llc_of(&p0) == LLC, "without the hint: the detected LLC (llc=%lld)", (long long)llc_of(&p0));
   th_check(llc_of(&pf) == (cold ? 1 : LLC), "with it: %s (llc=%lld)", cold ? "inputs from DRAM, prefetched" : "the LLC",
            (long long)llc_of(&pf));
+  { /* NHWC streams the next piece with the hint, at every stride; NCHW never */
+    const int nhwc = k->attrs.data_format != KF_NCHW;
+    th_check(choice_of(&p0, " next=") == 0 && choice_of(&pf, " next=") == nhwc, "next: %s (%lld, then %lld)",
+             nhwc ? "0, then 1" : "0 both", (long long)choice_of(&p0, " next="), (long long)choice_of(&pf, " next="));
+  }
   th_seed_case(&r, "%s", what);
   for (i = 0; i < 3; i += 2) {
     size_t n = bytes_of(&k->in[i]);

@@ -205,11 +205,27 @@ static void kfg_bngrad_f32_nchw_infer__mve_rows_pass1(void *ctx, size_t i) {
   for (b0 = r0; b0 < r1; b0 += rb) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
+    kfi_lines st; /* t->a->next, rows of more than one tile: the next sub-block's rows (the next task's first
+                     at the end), a share a vector of the tiles' (one tile reads its rows in order already) */
+    {
+      const int64_t n1 = !t->a->next || C <= (2 * KV_W) ? b1 : b1 + rb < t->M ? b1 + rb : t->M;
+      const size_t bytes = (size_t)((n1 - b1) * C) * sizeof(float);
+      kfi_lines_init(&st, t->dy + b1 * C, bytes, t->x + b1 * C, bytes, (C + KV_W - 1) / KV_W);
+    }
     c = 0;
-    for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nchw_infer__mve_pass1_tile2(t, b0, b1, c, ps, first);
-    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nchw_infer__mve_pass1_tile1(t, b0, b1, c, ps, first);
+    for (; c + 2 * KV_W <= C; c += 2 * KV_W) {
+      kfi_lines_step(&st, 2);
+      kfg_bngrad_f32_nchw_infer__mve_pass1_tile2(t, b0, b1, c, ps, first);
+    }
+    for (; c + KV_W <= C; c += KV_W) {
+      kfi_lines_step(&st, 1);
+      kfg_bngrad_f32_nchw_infer__mve_pass1_tile1(t, b0, b1, c, ps, first);
+    }
 #if KV_W > 1
-    if (c < C) kfg_bngrad_f32_nchw_infer__mve_pass1_tail(t, b0, b1, c, C - c, ps, first);
+    if (c < C) {
+      kfi_lines_step(&st, 1);
+      kfg_bngrad_f32_nchw_infer__mve_pass1_tail(t, b0, b1, c, C - c, ps, first);
+    }
 #endif
   }
 }
