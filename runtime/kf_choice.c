@@ -80,7 +80,8 @@ int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
 /* In a step whose data is far larger than the LLC (the caller's fresh
    outputs), the filter gradient's x comes from the forward pass and its
    dy from the op before, both from DRAM whatever their size: NHWC
-   kernels stream the next piece's lines in order at every stride (next;
+   kernels stream the next piece's lines in order and cut their pieces to
+   L1 runs of whole rows at every stride (next, kfi_dwbpf_span_cold;
    docs/performance.md, "Zen 4: the next piece in order"), and unit-stride
    passes prefetch as for data beyond the LLC (NHWC: the next channel
    vectors, strided by C elements; NCHW: the next channel's planes).
@@ -108,10 +109,11 @@ void kfi_choices_rule_cold(kfi_plan *p) {
   }
   if (p->family != KFG_FAMILY_DWBPF) return;
   g->next = g->layout == KFI_CHANNELS_LAST;
-  if (g->sh != 1 || g->sw != 1) return;
-  g->llc = KFI_TINY;
-  g->l2 = KFI_TINY; /* the sweep of short rows prefetches its next row */
-  g->span = kfi_dwbpf_span_rule(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));
+  g->span = kfi_dwbpf_span_cold(g, (int64_t)kf_dtype_size(p->outputs[0].dtype));
+  if (g->sh == 1 && g->sw == 1) {
+    g->llc = KFI_TINY;
+    g->l2 = KFI_TINY; /* the sweep of short rows prefetches its next row */
+  }
   if (p->kernel) p->scratch_bytes = p->kernel->scratch(p->args.bytes);
 }
 

@@ -180,6 +180,22 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
   return span / bpp >= KFI_DWBPF_MIN_RUN ? span : 0;
 }
 
+/* The span of a step's cold rule (kfi_choices_rule_cold: x and dy from
+   DRAM, every stride): two thirds of the L1d where such a run holds a whole
+   output row or KFI_DWBPF_MIN_RUN pixels, else 0. Cold, with the next
+   piece streamed (next), runs of whole rows ran 1.15-2x faster on Zen 4
+   even where they were shorter than KFI_DWBPF_MIN_RUN (MobileNetV2's
+   16x6x6x144 s1 0.058 -> 0.041 ms, 16x12x12x96 s2 0.108 -> 0.054); runs
+   that cut rows into chunks of a few pixels ran 1.2-1.6x slower
+   (16x24x24x144, 8x56x56x144, 8x112x112x96 s2), as in the span rule's
+   far case (docs/performance.md, "Zen 4: the next piece in order"). */
+static inline int64_t kfi_dwbpf_span_cold(const kfi_dwbpf_args *a, int64_t esize) {
+  const int64_t span = a->l1d / 3 * 2, bpp = kfi_dwbpf_span_bpp(a, esize);
+  const int64_t run = a->ow < KFI_DWBPF_MIN_RUN ? a->ow : KFI_DWBPF_MIN_RUN;
+  if (a->layout != KFI_CHANNELS_LAST || bpp <= 0) return 0;
+  return span / bpp >= run ? span : 0;
+}
+
 /* The input cols a sliding walk of out cols [c0, c1) reads (unit col
    stride and dilation, kw tap cols, pl cols of left padding, w input
    cols): [ixa, ixe), ramping in to sa (not every tap col's out col lies in

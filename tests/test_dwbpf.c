@@ -1064,6 +1064,46 @@ static void test_span_rule(void) {
   cache_as("KFORGE_L1D", NULL);
 }
 
+/* ---- the cold rule's span (fresh outputs, NHWC, every stride): two
+   thirds of the L1d (48 KiB simulated: 32768) where a run holds a whole
+   output row or 32 pixels (kfi_dwbpf_span_cold), else 0; each plan's
+   result against the reference ---- */
+static void test_span_cold(void) {
+  static const struct { int64_t hw, c; int s; const char *want; } cs[5] = {
+    { 6, 144, 1, "span=32768" },  /* (3*144 + 144) * 4 = 2304 bytes a pixel: runs of 14 >= 6-wide rows */
+    { 24, 144, 1, "span=0" },     /* runs of 14 < 24-wide rows: chunks of rows */
+    { 12, 96, 2, "span=32768" },  /* (3*2*96 + 96) * 4 = 2688: runs of 12 >= 6-wide rows */
+    { 64, 96, 2, "span=0" },      /* runs of 12 < 32 pixels of 32-wide rows */
+    { 40, 16, 1, "span=32768" },  /* 256: runs of 128 >= 32 */
+  };
+  int i;
+  if (!th_case("test_dwbpf span cold")) return;
+  cache_as("KFORGE_L1D", "48K");
+  for (i = 0; i < 5; i++) {
+    bcase d;
+    ref_dwbpf_conf rc;
+    kf_tensor_desc in[3];
+    kf_attrs at;
+    kf_plan p;
+    kf_error err = {0};
+    kf_plan_options o;
+    char ch[300];
+    memset(&d, 0, sizeof d);
+    d.T = KF_FLOAT, d.n = 2, d.h = d.w = cs[i].hw, d.c = cs[i].c, d.m = 1, d.kh = d.kw = 3;
+    d.sh = d.sw = cs[i].s, d.dh = d.dw = 1, d.pad = KF_SAME;
+    make_descs(&d, &rc, in);
+    make_attrs(&d, &at);
+    memset(&o, 0, sizeof o);
+    o.fresh_outputs = 1;
+    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "span cold %lldx%lld s%d: plan: %s",
+                 (long long)d.h, (long long)d.c, cs[i].s, err.message))
+      th_check(strstr(kf_plan_choices(&p, ch, sizeof ch), cs[i].want) != NULL, "span cold %lldx%lldx%lld s%d: %s (%s)",
+               (long long)d.h, (long long)d.w, (long long)d.c, cs[i].s, cs[i].want, ch);
+    run_case(&d, &o, NULL, "span cold", NULL);
+  }
+  cache_as("KFORGE_L1D", NULL);
+}
+
 /* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
 static void test_accuracy(void) {
   bcase d;
@@ -1271,5 +1311,6 @@ int main(void) {
   test_rows_rule();
   test_next_rule();
   test_span_rule();
+  test_span_cold();
   return th_done();
 }

@@ -175,6 +175,7 @@ static int tune_call(const kfc_call *c, const kf_threads *th, int compare, int c
     kf_plan rule;
     double tr, tm;
     opt.measure = KF_PLAN_RULE;
+    opt.fresh_outputs = cold; /* cold: the rule a step's ops plan (TF's, kforge.tf), the measurement's start */
     if (kf_plan_op(&rule, c->op, &c->attrs, c->in, c->num_inputs, &opt, &err) != KF_OK)
       return snprintf(msg, n, "%s: %s", label, err.message), -1;
     tr = kfc_time_plan(&rule, c->op, c->in, cold);
