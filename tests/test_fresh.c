@@ -3,8 +3,9 @@
 ** threshold (its "stream" choice) is the warm one without the hint (a
 ** quarter of the LLC, or less where this CPU measured that streaming pays:
 ** kf_stream.c) and the L2 with it, whatever wisdom or the plan mode say;
-** and the same call with and without the hint, and with every output
-** streamed or none (KFORGE_STREAM), gives bitwise the same outputs, so
+** and the same call with every output streamed or none (KFORGE_STREAM)
+** gives bitwise the same outputs, with and without the hint too (the input
+** gradient; batch norm's fresh plan sweeps pass 1: f32 rounding), so
 ** whatever the measurement decides changes no result; a plan measured
 ** cold keeps the fresh threshold; the input gradient's fresh plans
 ** prefetch dx (wahead=1) and read dy further ahead (ahead: half the L1d,
@@ -162,9 +163,22 @@ static void check_call(call *k, const char *what) {
     for (j = 0; j < (int)(n / 4); j++) ((float *)in[i])[j] = (float)th_uniform(&r, i == 4 ? 0.5 : -1, 1);
   }
   if (run(k, &p0, in, o0) && run(k, &pf, in, of))
-    for (i = 0; i < kf_plan_num_outputs(&pf); i++)
-      th_check(memcmp(o0[i], of[i], bytes_of(kf_plan_output_desc(&pf, i))) == 0,
-               "output %d bitwise the same with and without the hint", i);
+    for (i = 0; i < kf_plan_num_outputs(&pf); i++) {
+      const size_t m = bytes_of(kf_plan_output_desc(&pf, i)) / 4;
+      double big = 0, diff = 0;
+      size_t e;
+      for (e = 0; e < m; e++) {
+        const double a = ((float *)o0[i])[e], b = ((float *)of[i])[e];
+        big = fmax(big, fabs(a));
+        diff = fmax(diff, fabs(a - b));
+      }
+      if (k->op == KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT) /* prefetches only */
+        th_check(memcmp(o0[i], of[i], m * 4) == 0, "output %d bitwise the same with and without the hint", i);
+      else /* batch norm's fresh plan sweeps pass 1 (llc=1): other partial sums of rows, the same to f32 rounding
+              (sums of up to 2^16 terms of at most 1 in two groupings: 1e-5 of the largest is ten times that) */
+        th_check(diff <= 1e-5 * big, "output %d with and without the hint: the same to f32 rounding (%.2g of %.2g)",
+                 i, diff, big);
+    }
   setenv("KFORGE_STREAM", "1", 1); /* every output streamed */
   th_check(kf_plan_op(&pa, k->op, &k->attrs, k->in, k->nin, NULL, &err) == KF_OK && stream_of(&pa) == 1,
            "KFORGE_STREAM=1: stream from 1 byte (%lld)", (long long)stream_of(&pa));

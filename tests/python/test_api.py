@@ -273,20 +273,25 @@ def test_plan_cache_reuse_and_keys():
 def test_outputs_allocated_here_plan_fresh(monkeypatch):
     # Without out= the package allocates the outputs (in no cache): the plan streams stores from
     # the L2 up; with out= from the warm threshold (docs/c_api.md, fresh_outputs), pinned here by
-    # KFORGE_STREAM (unset, it is measured on the CPU: docs/tuning.md). Same bits.
+    # KFORGE_STREAM (unset, it is measured on the CPU: docs/tuning.md). The fresh plan also takes
+    # the cold rule (llc=1: pass 1 sweeps where rows exceed two tiles, which groups the rows'
+    # partial sums otherwise; next=1: prefetches): the same results to f32 rounding.
     monkeypatch.setenv("KFORGE_L2", "1M")
     monkeypatch.setenv("KFORGE_LLC", "32M")
     monkeypatch.setenv("KFORGE_STREAM", "8M")
     kforge.clear_cache()
     kw = bn_kw(np.random.default_rng(15), shape=(8, 32, 32, 64))  # x_backprop of 2 MiB
     fresh = kforge.fused_batch_norm_grad_v3(**kw)
-    assert " stream=%d" % (1 << 20) in kforge.last_plan().choices
+    choices = " %s " % kforge.last_plan().choices
+    assert " stream=%d " % (1 << 20) in choices and " llc=1 " in choices and " next=1 " in choices, choices
     assert kforge.plan("FusedBatchNormGradV3", **kw) is kforge.last_plan()
     out = tuple(np.empty_like(a) for a in fresh)
     warm = kforge.fused_batch_norm_grad_v3(**kw, out=out)
-    assert " stream=%d" % (8 << 20) in kforge.last_plan().choices
+    choices = " %s " % kforge.last_plan().choices
+    assert " stream=%d " % (8 << 20) in choices and " llc=1 " not in choices and " next=0 " in choices, choices
     for a, b in zip(fresh, warm):
-        assert a.tobytes() == b.tobytes()
+        # sums of 8192 rows of terms below 1 in two groupings: 1e-5 of the largest is ten times their rounding
+        assert np.max(np.abs(a.astype(np.float64) - b), initial=0) <= 1e-5 * np.max(np.abs(b), initial=0)
     kforge.clear_cache()
 
 
