@@ -909,16 +909,30 @@ static void test_rows_choice(void) {
       }
 }
 
+/* Plans d by the rule (o: its options, or NULL) and checks that the plan's
+   choices hold the word want (" name=value "); what names the case. */
+static void rule_word(const bcase *d, const kf_plan_options *o, const char *want, const char *what) {
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3];
+  kf_attrs at;
+  kf_plan p;
+  kf_error err = {0};
+  char ch[300], padded[304];
+  make_descs(d, &rc, in);
+  make_attrs(d, &at);
+  if (!th_check(kf_plan_op(&p, OP, &at, in, 3, o, &err) == KF_OK, "%s: plan: %s", what, err.message)) return;
+  snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
+  th_check(strstr(padded, want) != NULL, "%s takes%s(%s)", what, want, ch);
+}
+
 /* ---- the rule's "rows" ----
    The rule's plan names the rows walker's rule: 2 on x86-64 (the AVX-512
    3x3 kernels' whole centred rows too), 1 elsewhere (runtime/kfi_dwbpf.h,
    KFI_DWBPF_ROWS_RULE; far data 1, kfi_dwbpf_rows_rule); test_rows_choice checks that every value gives the
    reference's answer and the same bits. */
 static void test_rows_rule(void) {
-  kf_plan p;
-  kf_error err = {0};
+  kf_plan_options o;
   bcase d;
-  char ch[300], padded[304];
 #if defined(__x86_64__)
   const char *want = " rows=2 ";
 #else
@@ -928,15 +942,12 @@ static void test_rows_rule(void) {
   memset(&d, 0, sizeof d);
   d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 14, d.c = 48, d.m = 1, d.kh = d.kw = 3;
   d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-  if (!th_check(plan_case(&d, KF_PLAN_RULE, &p, &err) == KF_OK, "rows rule: plan: %s", err.message)) return;
-  snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
-  th_check(strstr(padded, want) != NULL, "rows rule: the rule's plan takes%s(%s)", want, ch);
+  memset(&o, 0, sizeof o);
+  o.measure = KF_PLAN_RULE;
+  rule_word(&d, &o, want, "rows rule: the rule's plan");
   /* x and dy (96 KiB) beyond half of a 64 KiB LLC: the wide walker keeps them (kfi_dwbpf_rows_rule) */
   llc_small(1);
-  if (th_check(plan_case(&d, KF_PLAN_RULE, &p, &err) == KF_OK, "rows rule, far: plan: %s", err.message)) {
-    snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
-    th_check(strstr(padded, " rows=1 ") != NULL, "rows rule: far data (KFORGE_LLC=64K) take rows=1 (%s)", ch);
-  }
+  rule_word(&d, &o, " rows=1 ", "rows rule: far data (KFORGE_LLC=64K)");
   llc_small(0);
 }
 
@@ -952,28 +963,18 @@ static void test_next_rule(void) {
   int i;
   if (!th_case("test_dwbpf next rule")) return;
   for (i = 0; i < 6; i++) {
-    ref_dwbpf_conf rc;
-    kf_tensor_desc in[3];
-    kf_attrs at;
     kf_plan_options o;
-    kf_plan p;
-    kf_error err = {0};
     bcase d;
-    char ch[300], padded[304];
+    char what[64];
     memset(&d, 0, sizeof d);
     d.T = KF_FLOAT, d.n = 2, d.h = 9, d.w = 14, d.c = 48, d.m = 1, d.kh = d.kw = 3;
     d.sh = d.sw = cs[i].stride, d.dh = d.dw = 1, d.pad = KF_SAME, d.nchw = cs[i].layout == KF_NCHW;
-    make_descs(&d, &rc, in);
-    make_attrs(&d, &at);
     memset(&o, 0, sizeof o);
     o.fresh_outputs = cs[i].fresh;
+    snprintf(what, sizeof what, "next rule: %s s%d%s%s", d.nchw ? "NCHW" : "NHWC", cs[i].stride,
+             cs[i].far ? " far" : "", cs[i].fresh ? " fresh" : "");
     llc_small(cs[i].far);
-    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "next rule %d: plan: %s", i, err.message)) {
-      snprintf(padded, sizeof padded, " %s ", kf_plan_choices(&p, ch, sizeof ch));
-      th_check(strstr(padded, cs[i].want) != NULL, "next rule: %s s%d%s%s takes%s(%s)",
-               cs[i].layout == KF_NHWC ? "NHWC" : "NCHW", cs[i].stride, cs[i].far ? " far" : "",
-               cs[i].fresh ? " fresh" : "", cs[i].want, ch);
-    }
+    rule_word(&d, &o, cs[i].want, what);
   }
   llc_small(0);
 }
@@ -1039,25 +1040,17 @@ static void test_span_rule(void) {
   cache_as("KFORGE_L1D", "48K");
   for (i = 0; i < 4; i++) {
     bcase d;
-    ref_dwbpf_conf rc;
-    kf_tensor_desc in[3];
-    kf_attrs at;
-    kf_plan p;
-    kf_error err = {0};
     kf_plan_options o;
-    char ch[300];
+    char what[64], want[32];
     memset(&d, 0, sizeof d);
     d.T = KF_FLOAT, d.n = 2, d.h = 20, d.w = 20, d.c = cs[i].c, d.m = 1, d.kh = d.kw = 3;
     d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
-    make_descs(&d, &rc, in);
-    make_attrs(&d, &at);
     memset(&o, 0, sizeof o);
     o.measure = KF_PLAN_RULE;
     setenv("KFORGE_LLC", cs[i].llc, 1);
-    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "span rule C=%lld: plan: %s", (long long)d.c,
-                 err.message))
-      th_check(strstr(kf_plan_choices(&p, ch, sizeof ch), cs[i].want) != NULL, "span rule C=%lld LLC %s: %s (%s)",
-               (long long)d.c, cs[i].llc, cs[i].want, ch);
+    snprintf(what, sizeof what, "span rule C=%lld LLC %s", (long long)d.c, cs[i].llc);
+    snprintf(want, sizeof want, " %s ", cs[i].want);
+    rule_word(&d, &o, want, what);
     run_case(&d, NULL, NULL, "span rule", NULL); /* the rule's plan against the reference */
     llc_small(0);
   }
@@ -1081,24 +1074,16 @@ static void test_span_cold(void) {
   cache_as("KFORGE_L1D", "48K");
   for (i = 0; i < 5; i++) {
     bcase d;
-    ref_dwbpf_conf rc;
-    kf_tensor_desc in[3];
-    kf_attrs at;
-    kf_plan p;
-    kf_error err = {0};
     kf_plan_options o;
-    char ch[300];
+    char what[64], want[32];
     memset(&d, 0, sizeof d);
     d.T = KF_FLOAT, d.n = 2, d.h = d.w = cs[i].hw, d.c = cs[i].c, d.m = 1, d.kh = d.kw = 3;
     d.sh = d.sw = cs[i].s, d.dh = d.dw = 1, d.pad = KF_SAME;
-    make_descs(&d, &rc, in);
-    make_attrs(&d, &at);
     memset(&o, 0, sizeof o);
     o.fresh_outputs = 1;
-    if (th_check(kf_plan_op(&p, OP, &at, in, 3, &o, &err) == KF_OK, "span cold %lldx%lld s%d: plan: %s",
-                 (long long)d.h, (long long)d.c, cs[i].s, err.message))
-      th_check(strstr(kf_plan_choices(&p, ch, sizeof ch), cs[i].want) != NULL, "span cold %lldx%lldx%lld s%d: %s (%s)",
-               (long long)d.h, (long long)d.w, (long long)d.c, cs[i].s, cs[i].want, ch);
+    snprintf(what, sizeof what, "span cold %lldx%lldx%lld s%d", (long long)d.h, (long long)d.w, (long long)d.c, cs[i].s);
+    snprintf(want, sizeof want, " %s ", cs[i].want);
+    rule_word(&d, &o, want, what);
     run_case(&d, &o, NULL, "span cold", NULL);
   }
   cache_as("KFORGE_L1D", NULL);
