@@ -324,9 +324,9 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
     rule.magic = KFI_PLAN_MAGIC;
     b.reps = b.min_reps = KFI_MS_CONFIRM_REPS;
     for (i = 0; i < KFI_MS_CONFIRM_PAIRS && ok; i++) {
-      const int rule_first = (KFI_MS_CONFIRM_ORDER >> i) & 1;
-      double tr = rule_first ? ms_time_variant(&b, &rule, -1) : -1, tw = ms_time_variant(&b, &best, -1);
-      if (!rule_first) tr = ms_time_variant(&b, &rule, -1);
+      double tr, tw;
+      if ((KFI_MS_CONFIRM_ORDER >> i) & 1) tr = ms_time_variant(&b, &rule, -1), tw = ms_time_variant(&b, &best, -1);
+      else tw = ms_time_variant(&b, &best, -1), tr = ms_time_variant(&b, &rule, -1);
       if (tr <= 0 || tw < 0) ok = 0;
       else ratio[i] = tw / tr;
     }

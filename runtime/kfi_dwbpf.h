@@ -121,6 +121,18 @@ static inline int64_t kfi_dwbpf_rows_rule(const kfi_dwbpf_args *a, int64_t esize
   return KFI_DWBPF_ROWS_RULE == 2 && kfi_dwbpf_far(a, esize) ? 1 : KFI_DWBPF_ROWS_RULE;
 }
 
+/* The rule's `next`: where x and dy come from DRAM (kfi_dwbpf_far; the
+   cold rule too, kfi_choices_rule_cold). A channel pass walks its pixels C
+   elements apart, one line each, and from DRAM such a walk read 8-11
+   GB/s on Zen 4 against 35 for the same lines in order; streaming the next
+   piece's lines in order while this piece's passes run made MobileNetV2's
+   cold calls 19-32% faster there. From the LLC the same bursts cost more
+   than they saved (8x28x28x192 warm: 1.23x the time), so warm calls do
+   not stream (docs/performance.md, "Zen 4: the next piece in order"). */
+static inline int64_t kfi_dwbpf_next_rule(const kfi_dwbpf_args *a, int64_t esize) {
+  return a->layout == KFI_CHANNELS_LAST && kfi_dwbpf_far(a, esize);
+}
+
 /* Whether x and dy together exceed the L2, so that a sweep's rows come
    from the LLC or DRAM: its walk reads them C elements apart, which the
    hardware prefetchers do not follow, so it prefetches the next row's new
@@ -341,18 +353,6 @@ static inline void kfi_dwbpf_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tili
   *r1 = *r0 + t->rows < nrows ? *r0 + t->rows : nrows;
   *c0 = cp * t->cols;
   *c1 = *c0 + t->cols < a->ow ? *c0 + t->cols : a->ow;
-}
-
-/* The rule's `next`: where x and dy come from DRAM (kfi_dwbpf_far; the
-   cold rule too, kfi_choices_rule_cold). A channel pass walks its pixels C
-   elements apart, one line each, and from DRAM such a walk read 8-11
-   GB/s on Zen 4 against 35 for the same lines in order; streaming the next
-   piece's lines in order while this piece's passes run made MobileNetV2's
-   cold calls 19-32% faster there. From the LLC the same bursts cost more
-   than they saved (8x28x28x192 warm: 1.23x the time), so warm calls do
-   not stream (docs/performance.md, "Zen 4: the next piece in order"). */
-static inline int64_t kfi_dwbpf_next_rule(const kfi_dwbpf_args *a, int64_t esize) {
-  return a->layout == KFI_CHANNELS_LAST && kfi_dwbpf_far(a, esize);
 }
 
 /* The next piece's lines (kfi_lines): its dy and its x rows, x's from its
