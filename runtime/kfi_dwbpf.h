@@ -200,11 +200,18 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
    16x6x6x144 s1 0.058 -> 0.041 ms, 16x12x12x96 s2 0.108 -> 0.054); runs
    that cut rows into chunks of a few pixels ran 1.2-1.6x slower
    (16x24x24x144, 8x56x56x144, 8x112x112x96 s2), as in the span rule's
-   far case (docs/performance.md, "Zen 4: the next piece in order"). */
+   far case (docs/performance.md, "Zen 4: the next piece in order").
+   Strided calls whose whole rows the rows walker would take (rows == 2:
+   x86-64, x and dy within half the LLC) take the runs whatever their
+   length: cold, runs of 4-16 pixels ran 1.1-1.7x faster there on Zen 4
+   (MobileNetV2's 16x49x49x48 s2 0.72 -> 0.55 ms); with far data (rows 1)
+   and in unit-stride calls they ran slower (docs/performance.md, "Zen 4:
+   strided cold runs"). */
 static inline int64_t kfi_dwbpf_span_cold(const kfi_dwbpf_args *a, int64_t esize) {
   const int64_t span = a->l1d / 3 * 2, bpp = kfi_dwbpf_span_bpp(a, esize);
   const int64_t run = a->ow < KFI_DWBPF_MIN_RUN ? a->ow : KFI_DWBPF_MIN_RUN;
-  if (a->layout != KFI_CHANNELS_LAST || bpp <= 0) return 0;
+  if (a->layout != KFI_CHANNELS_LAST || bpp <= 0 || span / bpp < 1) return 0;
+  if ((a->sh > 1 || a->sw > 1) && a->rows == 2) return span;
   return span / bpp >= run ? span : 0;
 }
 

@@ -1059,20 +1059,30 @@ static void test_span_rule(void) {
 
 /* ---- the cold rule's span (fresh outputs, NHWC, every stride): two
    thirds of the L1d (48 KiB simulated: 32768) where a run holds a whole
-   output row or 32 pixels (kfi_dwbpf_span_cold), else 0; each plan's
-   result against the reference ---- */
+   output row or 32 pixels, or the call is strided and the rows walker
+   would take its whole rows (rows=2: x86-64, data within half the LLC,
+   32 MiB simulated; 64 KiB makes it far), else 0
+   (kfi_dwbpf_span_cold); each plan's result against the reference ---- */
 static void test_span_cold(void) {
-  static const struct { int64_t hw, c; int s; const char *want; } cs[5] = {
-    { 6, 144, 1, "span=32768" },  /* (3*144 + 144) * 4 = 2304 bytes a pixel: runs of 14 >= 6-wide rows */
-    { 24, 144, 1, "span=0" },     /* runs of 14 < 24-wide rows: chunks of rows */
-    { 12, 96, 2, "span=32768" },  /* (3*2*96 + 96) * 4 = 2688: runs of 12 >= 6-wide rows */
-    { 64, 96, 2, "span=0" },      /* runs of 12 < 32 pixels of 32-wide rows */
-    { 40, 16, 1, "span=32768" },  /* 256: runs of 128 >= 32 */
+#if defined(__x86_64__)
+  const char *const rows2 = "span=32768"; /* KFI_DWBPF_ROWS_RULE 2 */
+#else
+  const char *const rows2 = "span=0";
+#endif
+  const struct { int64_t hw, c; int s, far; const char *want; } cs[8] = {
+    { 6, 144, 1, 0, "span=32768" },  /* (3*144 + 144) * 4 = 2304 bytes a pixel: runs of 14 >= 6-wide rows */
+    { 24, 144, 1, 0, "span=0" },     /* runs of 14 < 24-wide rows: chunks of rows */
+    { 32, 144, 1, 0, "span=0" },     /* the same, unit stride, not flat (32 = 2 vectors of 16): rows=2 */
+    { 12, 96, 2, 0, "span=32768" },  /* (3*2*96 + 96) * 4 = 2688: runs of 12 >= 6-wide rows */
+    { 64, 96, 2, 0, NULL },          /* runs of 12 < 32 pixels of 32-wide rows, strided: rows2 */
+    { 64, 96, 2, 1, "span=0" },      /* the same far: rows=1 */
+    { 40, 16, 1, 0, "span=32768" },  /* 256: runs of 128 >= 32 */
+    { 40, 16, 1, 1, "span=32768" },  /* the same far */
   };
   int i;
   if (!th_case("test_dwbpf span cold")) return;
   cache_as("KFORGE_L1D", "48K");
-  for (i = 0; i < 5; i++) {
+  for (i = 0; i < 8; i++) {
     bcase d;
     kf_plan_options o;
     char what[64], want[32];
@@ -1081,11 +1091,14 @@ static void test_span_cold(void) {
     d.sh = d.sw = cs[i].s, d.dh = d.dw = 1, d.pad = KF_SAME;
     memset(&o, 0, sizeof o);
     o.fresh_outputs = 1;
-    snprintf(what, sizeof what, "span cold %lldx%lldx%lld s%d", (long long)d.h, (long long)d.w, (long long)d.c, cs[i].s);
-    snprintf(want, sizeof want, " %s ", cs[i].want);
+    cache_as("KFORGE_LLC", cs[i].far ? "64K" : "32M");
+    snprintf(what, sizeof what, "span cold %lldx%lldx%lld s%d%s", (long long)d.h, (long long)d.w, (long long)d.c,
+             cs[i].s, cs[i].far ? " far" : "");
+    snprintf(want, sizeof want, " %s ", cs[i].want ? cs[i].want : rows2);
     rule_word(&d, &o, want, what);
     run_case(&d, &o, NULL, "span cold", NULL);
   }
+  cache_as("KFORGE_LLC", NULL);
   cache_as("KFORGE_L1D", NULL);
 }
 
