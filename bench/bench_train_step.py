@@ -127,24 +127,30 @@ def gradient_calls(model, x, rs):
     return calls, table
 
 
+def model_gradient_calls(name, batch):
+    """The tf-keras model MODELS[name] (seeded weights) and gradient_calls() of it at batch,
+    on a seeded random input: (calls, table)."""
+    import numpy as np
+    import tf_keras
+    app, kw = MODELS[name]
+    tf_keras.utils.set_random_seed(1)
+    model = getattr(tf_keras.applications, app)(weights=None, **kw)
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (batch,) + kw["input_shape"]).astype(np.float32)
+    return gradient_calls(model, x, rs)
+
+
 def child_ops(args):
     """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    import numpy as np
     import tensorflow as tf
     n = 0 if args.child_threads == "all" else int(args.child_threads)
     tf.config.threading.set_intra_op_parallelism_threads(n)
     tf.config.threading.set_inter_op_parallelism_threads(n)
-    import tf_keras
     import kforge.tf
     kforge.tf.load()
-    app, kw = MODELS[args.child_model]
-    tf_keras.utils.set_random_seed(1)
-    model = getattr(tf_keras.applications, app)(weights=None, **kw)
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
-    calls, table = gradient_calls(model, x, rs)
+    calls, table = model_gradient_calls(args.child_model, args.batch)
     out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
     if args.child_wisdom:  # the rule's plans and the file's, in this one process
         print("RESULT " + json.dumps(wisdom_pair(args, tf, calls, table)))

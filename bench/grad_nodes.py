@@ -13,15 +13,11 @@ as a step's next op reads it: streaming choices then pay their cost on the consu
 The CPU it ran on heads the output; docs/performance.md, "Per call in model order".
 """
 import argparse
-import bisect
 import collections
-import glob
 import os
 import platform
-import shutil
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,17 +47,11 @@ def main():
     import tensorflow as tf
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)
-    import tf_keras
     import kforge.tf
-    from tensorflow.tsl.profiler.protobuf import xplane_pb2
     import bench_train_step as bts
+    import step_profile
     kforge.tf.load()
-    app, kw = bts.MODELS[args.model]
-    tf_keras.utils.set_random_seed(1)
-    model = getattr(tf_keras.applications, app)(weights=None, **kw)
-    rs = np.random.RandomState(0)
-    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
-    calls, table = bts.gradient_calls(model, x, rs)
+    calls, table = bts.model_gradient_calls(args.model, args.batch)
 
     def op_set(which):
         def run():
@@ -80,40 +70,14 @@ def main():
             f()
         return f
     sides = {w: op_set(w) for w in ("tf", "kforge")}
-    logdir = tempfile.mkdtemp(prefix="kforge-grad-nodes-")
-    try:
-        tf.profiler.experimental.start(logdir)
-        try:
-            for _ in range(args.rounds):
-                for w, f in sides.items():
-                    with tf.profiler.experimental.Trace("ROUND_" + w):
-                        f()
-        finally:
-            tf.profiler.experimental.stop()
-        space = xplane_pb2.XSpace()
-        with open(glob.glob(logdir + "/**/*.xplane.pb", recursive=True)[0], "rb") as f:
-            space.ParseFromString(f.read())
-    finally:
-        shutil.rmtree(logdir, ignore_errors=True)
-    spans, events = [], []
-    for plane in space.planes:
-        meta = plane.event_metadata
-        for line in plane.lines:
-            base = line.timestamp_ns * 1000
-            for ev in line.events:
-                name = meta[ev.metadata_id].name
-                start = base + ev.offset_ps
-                if name.startswith("ROUND_"):
-                    spans.append((start, start + ev.duration_ps, name[6:]))
-                elif name.startswith("call") and ":" in name:
-                    events.append((start, ev.duration_ps, name.split("/", 1)[0]))
-    spans.sort()
-    starts = [s[0] for s in spans]
+    spans, events = step_profile.trace(args.rounds, sides)
+    starts = [sp[0] for sp in spans]
     per = collections.Counter()  # (round span, call) -> us, the call's kernels summed
-    for start, dur, node in events:
-        i = bisect.bisect_right(starts, start) - 1
-        if i >= 0 and start <= spans[i][1]:
-            per[(i, node)] += dur / 1e6
+    for start, dur, name in events:
+        if name.startswith("call") and ":" in name:  # "callNNN/<op or consumer>:<type>"
+            i = step_profile.span_of(spans, starts, start)
+            if i >= 0:
+                per[(i, name.split("/", 1)[0])] += dur / 1e6
     times = collections.defaultdict(list)
     for (i, node), us in per.items():
         times[(spans[i][2], node)].append(us)
@@ -121,7 +85,7 @@ def main():
     for i, (typ, attrs, ins) in enumerate(calls):
         node = "call%03d" % i
         t, k = (statistics.median(times[(w, node)]) if times[(w, node)] else float("nan") for w in ("tf", "kforge"))
-        shape = max((t.shape.as_list() for t in ins if t.dtype != tf.int32 and t.shape.rank == 4),
+        shape = max((a.shape.as_list() for a in ins if a.dtype != tf.int32 and a.shape.rank == 4),
                     key=lambda s: np.prod(s), default=[])  # x (or dy), not the filter
         rows.append((node, typ, "x".join(map(str, shape)), "s%d" % attrs["strides"][1] if "strides" in attrs else "", t, k))
     print("%s, %s, batch %d, %d thread(s), %d rounds%s: kernel time per call in model order, medians (us)" % (

@@ -46,12 +46,10 @@ def owner(name, typ, bn_re):
     return "other"
 
 
-def profile(steps, runners, bn_res):
-    """Runs each of runners {label: fn} steps times, interleaved, under TF's profiler.
-
-    Returns {label: {"step_ms": median wall of the marked steps,
-    "types": {op type: median ms per step}, "owners": {owner: median ms per
-    step}, "nodes": {op type: kernels per step}}}."""
+def trace(steps, runners):
+    """Runs each of runners {label: fn} steps times, interleaved, under TF's profiler; each run
+    marked by a TraceMe "STEP_<label>". Returns (spans, events): the runs as (start, end, label),
+    sorted, and every other event as (start, duration, name), in picoseconds."""
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
     logdir = tempfile.mkdtemp(prefix="kforge-step-profile-")
@@ -70,7 +68,7 @@ def profile(steps, runners, bn_res):
             space.ParseFromString(f.read())
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
-    spans, kernels = [], []
+    spans, events = [], []
     for plane in space.planes:
         meta = plane.event_metadata
         for line in plane.lines:
@@ -80,18 +78,39 @@ def profile(steps, runners, bn_res):
                 start = base + ev.offset_ps
                 if name.startswith("STEP_"):
                     spans.append((start, start + ev.duration_ps, name[5:]))
-                elif ":" in name and not name.startswith("/"):
-                    node, typ = name.rsplit(":", 1)
-                    if typ and " " not in typ and typ not in SKIP:
-                        kernels.append((start, ev.duration_ps, node, typ))
+                else:
+                    events.append((start, ev.duration_ps, name))
     spans.sort()
+    return spans, events
+
+
+def span_of(spans, starts, start):
+    """The index in spans (trace()'s, starts their starts) of the run holding an event that
+    starts at start, or -1."""
+    import bisect
+    i = bisect.bisect_right(starts, start) - 1
+    return i if i >= 0 and start <= spans[i][1] else -1
+
+
+def profile(steps, runners, bn_res):
+    """Runs each of runners {label: fn} steps times, interleaved, under TF's profiler (trace()).
+
+    Returns {label: {"step_ms": median wall of the marked steps,
+    "types": {op type: median ms per step}, "owners": {owner: median ms per
+    step}, "nodes": {op type: kernels per step}}}."""
+    spans, events = trace(steps, runners)
+    kernels = []
+    for start, dur, name in events:
+        if ":" in name and not name.startswith("/"):
+            node, typ = name.rsplit(":", 1)
+            if typ and " " not in typ and typ not in SKIP:
+                kernels.append((start, dur, node, typ))
     per_step = [(a, b, label, collections.Counter(), collections.Counter(), collections.Counter())
                 for a, b, label in spans]
-    starts = [s[0] for s in per_step]
-    import bisect
+    starts = [s[0] for s in spans]
     for start, dur, node, typ in kernels:
-        i = bisect.bisect_right(starts, start) - 1
-        if i < 0 or start > per_step[i][1]:
+        i = span_of(spans, starts, start)
+        if i < 0:
             continue
         _, _, label, types, owners, nodes = per_step[i]
         ms = dur / 1e9

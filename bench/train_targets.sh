@@ -8,12 +8,6 @@
 #
 #   bash bench/train_targets.sh [bench_train_step.py options: --rounds R --steps N --threads 1,all]
 #
-# Reuses the pinned TF venv (tests/tf/venv.sh) and installs this checkout's
-# ./python into it first, as tests/tf/run_train.sh does. docs/tf.md, "Step times".
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. tests/tf/venv.sh
-kforge_tf_venv || exit 1
-kforge_tf_with_kforge || exit 1
-export TF_CPP_MIN_LOG_LEVEL=3
-"$KFORGE_TF_PY" bench/bench_train_step.py --targets "$@" 2> >(grep -v "^WARNING\|cudart_stub\|^I0000\|^To enable" >&2)
+# Runs in the pinned TF venv with this checkout's ./python installed (bench/tf_py.sh).
+# docs/tf.md, "Step times".
+exec bash "$(dirname "$0")/tf_py.sh" bench/bench_train_step.py --targets "$@"
