@@ -204,7 +204,7 @@ static inline int64_t kfi_dwbpf_span_rule(const kfi_dwbpf_args *a, int64_t esize
    Strided calls whose whole rows the rows walker would take (rows == 2:
    x86-64, x and dy within half the LLC) take the runs whatever their
    length: cold, runs of 4-16 pixels ran 1.1-1.7x faster there on Zen 4
-   (MobileNetV2's 16x49x49x48 s2 0.72 -> 0.55 ms); with far data (rows 1)
+   (MobileNetV2's 16x49x49x48 s2 0.67-0.72 -> 0.55-0.58 ms); with far data (rows 1)
    and in unit-stride calls they ran slower (docs/performance.md, "Zen 4:
    strided cold runs"). */
 static inline int64_t kfi_dwbpf_span_cold(const kfi_dwbpf_args *a, int64_t esize) {

@@ -1069,7 +1069,7 @@ static void test_span_cold(void) {
 #else
   const char *const rows2 = "span=0";
 #endif
-  const struct { int64_t hw, c; int s, far; const char *want; } cs[8] = {
+  const struct { int64_t hw, c; int s, far; const char *want; } cs[] = {
     { 6, 144, 1, 0, "span=32768" },  /* (3*144 + 144) * 4 = 2304 bytes a pixel: runs of 14 >= 6-wide rows */
     { 24, 144, 1, 0, "span=0" },     /* runs of 14 < 24-wide rows: chunks of rows */
     { 32, 144, 1, 0, "span=0" },     /* the same, unit stride, not flat (32 = 2 vectors of 16): rows=2 */
@@ -1082,7 +1082,7 @@ static void test_span_cold(void) {
   int i;
   if (!th_case("test_dwbpf span cold")) return;
   cache_as("KFORGE_L1D", "48K");
-  for (i = 0; i < 8; i++) {
+  for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
     bcase d;
     kf_plan_options o;
     char what[64], want[32];
