@@ -334,6 +334,11 @@ function M.ninja_fragment(paths, set_file, runtime_files)
   for _, p in ipairs(paths) do
     local obj = "$builddir/obj/" .. p:gsub("%.c$", ".o")
     o[#o + 1] = string.format("build %s: kcc $gen/%s\n", obj, p)
+    -- $kopt_<isa> (unset: empty, so the command stays the same) comes after
+    -- the build's own $kernel_opt: tests/gcc.sh compiles the kernels of the
+    -- ISAs its CPU lacks at -Og (kopt_avx512 = $ -Og)
+    local isa = p:match("__(%w+)%.c$")
+    if isa and isa ~= "scalar" then o[#o + 1] = string.format("  kernel_opt = $kernel_opt$kopt_%s\n", isa) end
     objs[#objs + 1] = obj
   end
   -- Ninja does not split variables into paths, so the archive edge is here.

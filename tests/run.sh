@@ -4,7 +4,7 @@
 # then runs every suite: generator, reproducibility of generated/, the C
 # tests with clang, gcc and clang+ASan+UBSan (the clang ones again under
 # KFORGE_ISA=avx2 and KFORGE_ISA=scalar, the paths of CPUs without AVX-512
-# and without AVX2), the CLI, the PyTorch oracles, and the differential
+# and without AVX2, where the cap takes an ISA away from this CPU), the CLI, the PyTorch oracles, and the differential
 # tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
 # venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
 # against TF (tests/tf/run_keras.sh), the Python package (tests/python/run.sh:
@@ -12,7 +12,8 @@
 # (tests/tf/run_tfop.sh) and a Keras training run on them (tests/tf/run_train.sh). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
-# on any failure.
+# on any failure. Each suite's line gives its wall and CPU seconds (user +
+# system, children included): CI's budget is CPU time on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -74,9 +75,11 @@ export CC=clang
 # interleave within it.
 run_suite() {
   local name=$1; shift
-  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f s line msg
-  "$@" >"$log" 2>&1
+  local log="$LOGDIR/${name//\//_}.log" rc p f s line msg wall u sy cpu TIMEFORMAT='%R %U %S'
+  { time "$@" >"$log" 2>&1; } 2>"$log.time"
   rc=$?
+  read -r wall u sy < "$log.time"
+  cpu=$(awk -v u="$u" -v s="$sy" 'BEGIN { printf "%.0f", u + s }')
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   p=0; f=0; s=0
   if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
@@ -84,7 +87,7 @@ run_suite() {
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   echo "$p $f $s" >>"$LOGDIR/counts"
-  msg=$(printf '%-30s %6d passed, %d failed, %d skipped  (%ds)' "$name" "$p" "$f" "$s" $((SECONDS - start)))
+  msg=$(printf '%-30s %6d passed, %d failed, %d skipped  (%.0fs, %s CPU s)' "$name" "$p" "$f" "$s" "$wall" "$cpu")
   if [ "$f" -ne 0 ]; then
     msg+=$'\n'$(grep -E '^FAIL|error|Error|ERROR' "$log" | head -40 | sed 's/^/    /')
     [ -z "$line" ] && msg+=$'\n'$(tail -20 "$log" | sed 's/^/    /')
@@ -127,7 +130,7 @@ c_tests() { # CFG: every C test of one build
 # waits for $LOGDIR/built.
 wait_built() { while [ ! -e "$LOGDIR/built" ]; do sleep 2; done; }
 lane2() {
-  run_suite build-gcc build -f ninja/gcc.ninja
+  run_suite build-gcc sh tests/gcc.sh
   c_tests build-gcc
   run_suite build-asan sh tests/asan.sh
   c_tests build-asan
@@ -156,8 +159,22 @@ c_tests build
 # The kernel tests again with the ISAs capped, as on a CPU without AVX-512
 # and on one without AVX2 (test_api checks that default selection then picks
 # the capped kernels). The clang build only: the code paths are the same in
-# every build, and the gcc and ASan builds would add minutes.
-for cap in avx2 scalar; do
+# every build, and the gcc and ASan builds would add minutes. A cap that
+# takes no ISA away from this CPU (avx2 on an AVX2 host) would repeat the
+# plain runs exactly: it is said, not run.
+HOST_ISAS=$(sh tests/host_isas.sh "$LOGDIR") || HOST_ISAS=
+caps() { # of `avx2 scalar`, the caps that take an ISA away here (all if none was detected)
+  local cap allowed i
+  for cap in avx2 scalar; do
+    case $cap in avx2) allowed=,scalar,avx2, ;; *) allowed=,scalar, ;; esac
+    for i in ${HOST_ISAS//,/ }; do
+      case $allowed in *",$i,"*) ;; *) echo "$cap"; continue 2 ;; esac
+    done
+    if [ -n "$HOST_ISAS" ]; then echo "KFORGE_ISA=$cap: not rerun, this CPU runs only $HOST_ISAS" >&2; else echo "$cap"; fi
+  done
+}
+CAPS=$(caps)
+for cap in $CAPS; do
   for t in "${C_TESTS[@]}"; do
     marked "$t" "no capped reruns" && continue
     [ -e "build/tests/$t" ] || { run_suite "build/$t@$cap" false; continue; }
@@ -179,7 +196,7 @@ run_suite tf-keras bash tests/tf/run_keras.sh
 # here, in this run's log folder), its pytest suite, then again under the
 # capped ISAs in the same venv.
 run_suite python env KFORGE_PY_VENV="$LOGDIR/pyvenv" bash tests/python/run.sh
-for cap in avx2 scalar; do
+for cap in $CAPS; do
   run_suite "python@$cap" env KFORGE_ISA=$cap KFORGE_PY_VENV="$LOGDIR/pyvenv" bash tests/python/run.sh
 done
 # TensorFlow custom ops (python/kforge/tf, built against the venv's TF) vs tf.raw_ops
@@ -188,7 +205,7 @@ run_suite tf-ops bash tests/tf/run_tfop.sh
 run_suite tf-train bash tests/tf/run_train.sh
 # Keras 3's batch norm through the fused op and kforge's gradient, against Keras' own
 run_suite tf-keras3 bash tests/tf/run_keras3.sh
-for cap in avx2 scalar; do
+for cap in $CAPS; do
   run_suite "tf-keras3@$cap" env KFORGE_ISA=$cap bash tests/tf/run_keras3.sh --quick
 done
 

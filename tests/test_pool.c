@@ -6,6 +6,7 @@
 ** them all before a worker wakes: a worker late for one job must then
 ** neither run an index of the next nor hold the caller up. Also two
 ** callers on one pool at once (they take turns). Pools of 2 to 4 threads.
+** run.sh: no capped reruns (no kernels)
 */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
