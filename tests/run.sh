@@ -4,9 +4,10 @@
 # then runs every suite: generator, reproducibility of generated/, the C
 # tests with clang, gcc and clang+ASan+UBSan (the clang ones again under
 # KFORGE_ISA=avx2 and KFORGE_ISA=scalar, the paths of CPUs without AVX-512
-# and without AVX2, where the cap takes an ISA away from this CPU), the CLI, the PyTorch oracles, and the differential
-# tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
-# venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
+# and without AVX2, where the cap takes an ISA away from this CPU), the CLI,
+# the PyTorch oracles, and the differential tests against TensorFlow 2.21's
+# CPU kernels (tests/tf/run.sh: its pinned venv lives in ~/.cache/kforge,
+# made once) and the Keras-traced manifests
 # against TF (tests/tf/run_keras.sh), the Python package (tests/python/run.sh:
 # pip install into a fresh venv, pytest), kforge's TensorFlow custom ops
 # (tests/tf/run_tfop.sh) and a Keras training run on them (tests/tf/run_train.sh). Ends with
