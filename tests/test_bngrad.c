@@ -13,6 +13,8 @@
 ** run serially and on 3 threads. The few-rows plan (channel blocks) must
 ** give the bits of the rows plan; the AVX2 bfloat16 conversions those of
 ** kf_float_to_bfloat16 and kf_bfloat16_to_float.
+** aarch64.sh: TH_FILTER=__neon (under qemu, only the NEON kernels' cases;
+** the portable C ones run on x86 and in the Cortex-M images).
 */
 #include <math.h>
 #include <stdio.h>

@@ -16,6 +16,8 @@
 **     huge explicit paddings, the typed entry point, scratch checks;
 **   - one negative test per validation rule of specs/ops/dwbpi.lua through
 **     the C API (status, rule id, message), and that every rule is covered.
+** aarch64.sh: TH_FILTER=__neon (under qemu, only the NEON kernels' cases;
+** the portable C ones run on x86 and in the Cortex-M images).
 */
 #include <math.h>
 #include <stdio.h>

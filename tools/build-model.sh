@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds one model's kernel set for one target:
 #   sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run] [--tuning FILE] [--tag NAME]
+#                           [--kopt ISA=FLAGS]...
 # MODEL names specs/models/MODEL.lua, TARGET specs/targets/TARGET.lua.
 # Output: build/models/MODEL/TARGET[-nofallback]/
 #   gen/          the generated set: only the model's kernels, its registry,
@@ -21,18 +22,28 @@
 # over semihosting).
 # --tuning FILE applies a tuning record for the target (docs/tuning.md);
 # --tag NAME appends -NAME to the build folder (tuning candidates).
+# --kopt ISA=FLAGS compiles the host half's ISA kernels with FLAGS after the
+# others (the test suite: -O0 for the ISAs this CPU cannot run, whose
+# kernels the host check only links).
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]" >&2; exit 2; }
 model=$1 target=$2
 shift 2
-nofb= run= tuning= tag=
+nofb= run= tuning= tag= kopts=
 while [ $# -gt 0 ]; do
   case $1 in
     --no-fallback) nofb=--no-fallback ;;
     --run) run=1 ;;
     --tuning) tuning=$2; shift ;;
     --tag) tag=$2; shift ;;
+    --kopt)
+      case $2 in
+        *=*) kopts="${kopts}kopt_${2%%=*} = \$ ${2#*=}
+" ;;
+        *) echo "build-model: --kopt takes ISA=FLAGS" >&2; exit 2 ;;
+      esac
+      shift ;;
     *) echo "build-model: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -79,7 +90,7 @@ gen = $out/gen
 cc = clang
 target_cflags = -O2
 target_ldflags = -lm
-include ninja/model.ninja
+${kopts}include ninja/model.ninja
 build $h/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
 build $h/obj/model/runner.o: cc tools/model/runner.c
 build $h/obj/model/check.o: cc tools/model/check.c
