@@ -33,8 +33,8 @@ trap 'rm -rf "$TMP"' EXIT
 # value computes, and without fast-math every -O level computes the same
 # IEEE results (the ASan build runs every default kernel at -O0 too; the
 # defaults run at -O2 in build/, build-gcc/ and build-aarch64/). Clang
-# compiles the unrolled kernels at -O0 in a third of -O1's time, and the
-# reference and the data dominate the runs.
+# compiles the unrolled kernels at -O0 in a third of -O1's time, more than
+# the slower runs cost (docs/testing.md, "Back under the line").
 K=build/knobs
 isas=$(sh tests/host_isas.sh $K) || fail "tests/host_isas.sh (tools/cpu_isas.c)"
 lua5.4 generator/kforge-gen.lua --quiet --set specs/sets/knobs.lua --isas "${isas:-scalar}" --out $K/gen ||
