@@ -27,11 +27,15 @@
 # kernels the host check only links).
 set -eu
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { echo "usage: sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run]" >&2; exit 2; }
+usage="usage: sh tools/build-model.sh MODEL TARGET [--no-fallback] [--run] [--tuning FILE] [--tag NAME] [--kopt ISA=FLAGS]..."
+[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 model=$1 target=$2
 shift 2
 nofb= run= tuning= tag= kopts=
 while [ $# -gt 0 ]; do
+  case $1 in
+    --tuning|--tag|--kopt) [ $# -ge 2 ] || { echo "build-model: $1 takes a value; $usage" >&2; exit 2; } ;;
+  esac
   case $1 in
     --no-fallback) nofb=--no-fallback ;;
     --run) run=1 ;;
@@ -39,7 +43,7 @@ while [ $# -gt 0 ]; do
     --tag) tag=$2; shift ;;
     --kopt)
       case $2 in
-        *=*) kopts="${kopts}kopt_${2%%=*} = \$ ${2#*=}
+        [a-z]*=*) kopts="${kopts}kopt_${2%%=*} = \$ ${2#*=}
 " ;;
         *) echo "build-model: --kopt takes ISA=FLAGS" >&2; exit 2 ;;
       esac

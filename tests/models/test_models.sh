@@ -194,6 +194,18 @@ else
   fail "test_nofallback builds"; cat "$TMP/cc"
 fi
 
+# Options without their value: a usage error (exit 2), nothing built.
+for args in "--kopt" "--kopt avx512" "--tag"; do
+  # shellcheck disable=SC2086
+  sh tools/build-model.sh kws_dscnn host-usage $args > "$TMP/out" 2>&1
+  rc=$?
+  if [ "$rc" = 2 ] && grep -q "^build-model: ${args%% *} takes" "$TMP/out" && [ ! -e build/models/kws_dscnn/host-usage ]; then
+    ok "build-model.sh kws_dscnn host-usage $args: a usage error, nothing built"
+  else
+    fail "build-model.sh $args: exit $rc, $(head -1 "$TMP/out")"
+  fi
+done
+
 # A manifest the generator rejects, with the model, instance and field named.
 sed 's/attrs = { T = "float", strides = "1,1,1,1", padding = "SAME"/attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", bogus = "1"/' \
   specs/models/kws_dscnn.lua > "$TMP/kws_badattr.lua"
