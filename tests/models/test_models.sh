@@ -29,11 +29,9 @@ build() {
 # The host sets' kernels of ISAs this CPU cannot run at -O0: the host check
 # only links them (build-model.sh --kopt; the default set's build/ and
 # build-gcc/ compile them optimized).
-isas=$(sh tests/host_isas.sh "$TMP") || fail "tests/host_isas.sh (tools/cpu_isas.c)"
+others=$(sh tests/host_isas.sh "$TMP" --others) || fail "tests/host_isas.sh --others (tools/cpu_isas.c)"
 kopts=
-for isa in $(sed -n 's/.*__\([a-z0-9]*\)\.c$/\1/p' generated/FILES | sort -u); do
-  case ",$isas," in *",$isa,"*) ;; *) kopts="$kopts --kopt $isa=-O0" ;; esac
-done
+for isa in $others; do kopts="$kopts --kopt $isa=-O0"; done
 for m in kws_dscnn resnet8_cifar mobilenet_v2_96 mobilenet_v2_224 mobilenet_v3_small efficientnet_b0; do
   # shellcheck disable=SC2086
   build $m host $kopts
